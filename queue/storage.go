@@ -1,0 +1,75 @@
+package queue
+
+// Storage holds the items that wait to be handed out, in an order of its choosing. [State] calls
+// it from one goroutine at a time, and only with items in a consistent state: Push with an item
+// it does not hold, Touch with an item it holds, Pop when Len is positive. It is the interface
+// client-go calls Queue[T], so any custom storage written for client-go fits.
+type Storage[T comparable] interface {
+	// Touch is called when an item the storage holds is added again. A storage that orders by
+	// priority may use it to move the item; a FIFO ignores it.
+	Touch(item T)
+	// Push stores a new item.
+	Push(item T)
+	// Len returns the number of stored items.
+	Len() int
+	// Pop removes and returns the next item to hand out.
+	Pop() T
+}
+
+// minFIFO is the smallest ring a FIFO allocates; it never shrinks below it.
+const minFIFO = 16
+
+// FIFO is a first-in-first-out [Storage] on a ring buffer that grows by doubling and shrinks
+// by half when it is three quarters empty, so a burst does not pin its memory forever. Its zero
+// value is an empty FIFO ready to use. It is not safe for concurrent use.
+type FIFO[T comparable] struct {
+	ring []T // len(ring) is zero or a power of two
+	head int // index of the oldest item
+	n    int // number of items
+}
+
+// Touch does nothing: in a FIFO an item keeps its place when it is added again.
+func (f *FIFO[T]) Touch(T) {}
+
+// Push appends item at the back.
+func (f *FIFO[T]) Push(item T) {
+	if f.n == len(f.ring) {
+		f.resize(max(2*len(f.ring), minFIFO))
+	}
+	f.ring[(f.head+f.n)&(len(f.ring)-1)] = item
+	f.n++
+}
+
+// Len returns the number of items.
+func (f *FIFO[T]) Len() int { return f.n }
+
+// Pop removes and returns the front item. It panics if the FIFO is empty.
+func (f *FIFO[T]) Pop() T {
+	if f.n == 0 {
+		panic("workqueue: Pop from an empty FIFO")
+	}
+	var zero T
+	item := f.ring[f.head]
+	f.ring[f.head] = zero // let the garbage collector have it
+	f.head = (f.head + 1) & (len(f.ring) - 1)
+	f.n--
+	if len(f.ring) > minFIFO && f.n <= len(f.ring)/4 {
+		f.resize(len(f.ring) / 2)
+	}
+	return item
+}
+
+// resize moves the items, oldest first, into a new ring of the given power-of-two size.
+func (f *FIFO[T]) resize(size int) {
+	ring := make([]T, size)
+	if f.n > 0 {
+		end := f.head + f.n
+		if end <= len(f.ring) {
+			copy(ring, f.ring[f.head:end])
+		} else {
+			k := copy(ring, f.ring[f.head:])
+			copy(ring[k:], f.ring[:end-len(f.ring)])
+		}
+	}
+	f.ring, f.head = ring, 0
+}

@@ -1,0 +1,67 @@
+package queue
+
+import (
+	"testing"
+)
+
+func TestFIFOKeepsOrderAcrossGrowAndShrink(t *testing.T) {
+	var f FIFO[int]
+	next, want := 0, 0
+	push := func(n int) {
+		for range n {
+			f.Push(next)
+			next++
+		}
+	}
+	pop := func(n int) {
+		for range n {
+			if got := f.Pop(); got != want {
+				t.Fatalf("Pop = %d, want %d", got, want)
+			}
+			want++
+		}
+	}
+	// Wrap the ring, grow it while wrapped, then drain it far enough to shrink it.
+	push(10)
+	pop(7)
+	push(40)
+	pop(30)
+	push(1000)
+	if f.Len() != 1013 || len(f.ring) != 1024 {
+		t.Fatalf("Len %d, ring %d; want 1013, 1024", f.Len(), len(f.ring))
+	}
+	pop(1000)
+	if len(f.ring) > 64 {
+		t.Errorf("ring of %d slots kept for %d items", len(f.ring), f.Len())
+	}
+	pop(f.Len())
+	if f.Len() != 0 || len(f.ring) != minFIFO {
+		t.Errorf("Len %d, ring %d; want 0, %d", f.Len(), len(f.ring), minFIFO)
+	}
+}
+
+func TestFIFOReleasesPoppedItems(t *testing.T) {
+	var f FIFO[*int]
+	f.Push(new(int))
+	f.Pop()
+	for i, p := range f.ring {
+		if p != nil {
+			t.Errorf("slot %d still holds a popped item", i)
+		}
+	}
+}
+
+func TestFIFOPopEmptyPanics(t *testing.T) {
+	var f FIFO[int]
+	mustPanic(t, "workqueue: Pop from an empty FIFO", func() { f.Pop() })
+}
+
+func TestFIFOTouchKeepsOrder(t *testing.T) {
+	var f FIFO[string]
+	f.Push("a")
+	f.Push("b")
+	f.Touch("a")
+	if a, b := f.Pop(), f.Pop(); a != "a" || b != "b" {
+		t.Errorf("got %s %s, want a b", a, b)
+	}
+}
