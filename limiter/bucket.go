@@ -1,0 +1,74 @@
+package limiter
+
+import (
+	"fmt"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Bucket is one token bucket shared by all items: every retry of any item spends a token, and
+// waits for one when the bucket is empty. It is client-go's BucketRateLimiter, with the same
+// shape, so &Bucket[T]{Limiter: rate.NewLimiter(10, 100)} works as there. It tracks no
+// failures. Its rate.Limiter is safe for concurrent use.
+type Bucket[T comparable] struct {
+	*rate.Limiter
+}
+
+// When spends a token now and returns how long until it is available.
+func (r *Bucket[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now()) }
+
+// WhenAt spends a token at the instant now and returns how long after now it is available.
+func (r *Bucket[T]) WhenAt(_ T, now time.Time) time.Duration {
+	return r.Limiter.ReserveN(now, 1).DelayFrom(now)
+}
+
+// NumRequeues returns 0: a bucket does not count failures.
+func (r *Bucket[T]) NumRequeues(T) int { return 0 }
+
+// Forget does nothing: a bucket does not track items.
+func (r *Bucket[T]) Forget(T) {}
+
+func (r *Bucket[T]) safe() bool { return r != nil && r.Limiter != nil }
+
+// ItemBucket gives every item a token bucket of its own, refilled at the same rate: one item
+// retried in a loop is slowed down without slowing down the others. It comes from client-go's
+// original design (ItemBucketRateLimiter). Create it with [NewItemBucket]; it keeps each item's
+// bucket until [ItemBucket.Forget]. Not safe for concurrent use (see the package
+// documentation).
+type ItemBucket[T comparable] struct {
+	limit   rate.Limit
+	burst   int
+	buckets map[T]*rate.Limiter
+}
+
+// NewItemBucket returns an [ItemBucket] whose buckets refill at limit tokens per second and hold
+// up to burst tokens. It panics if limit or burst is negative.
+func NewItemBucket[T comparable](limit rate.Limit, burst int) *ItemBucket[T] {
+	if limit < 0 || burst < 0 {
+		panic(fmt.Sprintf("workqueue: item bucket rate limiter: negative rate %v or burst %d", limit, burst))
+	}
+	return &ItemBucket[T]{limit: limit, burst: burst, buckets: make(map[T]*rate.Limiter)}
+}
+
+// When spends a token from item's bucket now and returns how long until it is available.
+func (r *ItemBucket[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now()) }
+
+// WhenAt spends a token from item's bucket at the instant now and returns how long after now
+// it is available. An item's first retry finds a full bucket.
+func (r *ItemBucket[T]) WhenAt(item T, now time.Time) time.Duration {
+	b, ok := r.buckets[item]
+	if !ok {
+		b = rate.NewLimiter(r.limit, r.burst)
+		r.buckets[item] = b
+	}
+	return b.ReserveN(now, 1).DelayFrom(now)
+}
+
+// NumRequeues returns 0: buckets do not count failures.
+func (r *ItemBucket[T]) NumRequeues(T) int { return 0 }
+
+// Forget drops item's bucket: its next retry finds a full one.
+func (r *ItemBucket[T]) Forget(item T) { delete(r.buckets, item) }
+
+func (r *ItemBucket[T]) safe() bool { return r != nil }

@@ -1,0 +1,64 @@
+package limiter
+
+import (
+	"fmt"
+	"time"
+)
+
+// MaxOf asks every one of its limiters and answers with the longest wait: client-go's
+// MaxOfRateLimiter. Combined with a token bucket, an item delayed longer by another limiter
+// still spends a token, so the bucket's burst can appear exceeded. Create it with [NewMaxOf].
+type MaxOf[T comparable] struct {
+	limiters []RateLimiter[T]
+}
+
+// NewMaxOf returns a [MaxOf] over limiters. With no limiters, every wait is zero. It panics if
+// a limiter is nil.
+func NewMaxOf[T comparable](limiters ...RateLimiter[T]) *MaxOf[T] {
+	for i, l := range limiters {
+		if isNil(l) {
+			panic(fmt.Sprintf("workqueue: max-of rate limiter: limiter %d is nil", i))
+		}
+	}
+	return &MaxOf[T]{limiters: limiters}
+}
+
+// When asks every limiter, in order, and returns the longest wait.
+func (r *MaxOf[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now()) }
+
+// WhenAt asks every limiter at the instant now, in order, and returns the longest wait.
+func (r *MaxOf[T]) WhenAt(item T, now time.Time) time.Duration {
+	var longest time.Duration
+	for _, l := range r.limiters {
+		longest = max(longest, WhenAt(l, item, now))
+	}
+	return longest
+}
+
+// NumRequeues returns the largest count any limiter reports.
+func (r *MaxOf[T]) NumRequeues(item T) int {
+	most := 0
+	for _, l := range r.limiters {
+		most = max(most, l.NumRequeues(item))
+	}
+	return most
+}
+
+// Forget makes every limiter forget item.
+func (r *MaxOf[T]) Forget(item T) {
+	for _, l := range r.limiters {
+		l.Forget(item)
+	}
+}
+
+func (r *MaxOf[T]) safe() bool {
+	if r == nil {
+		return false
+	}
+	for _, l := range r.limiters {
+		if !Safe(l) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,133 @@
+package metrics
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// value is a fake metric that records everything done to it.
+type value struct {
+	inc, dec     int
+	set          float64
+	observations []float64
+}
+
+func (v *value) Inc()              { v.inc++ }
+func (v *value) Dec()              { v.dec++ }
+func (v *value) Set(f float64)     { v.set = f }
+func (v *value) Observe(f float64) { v.observations = append(v.observations, f) }
+
+// fake is a provider handing out values, and recording the names it was asked for.
+type fake struct {
+	depth, adds, latency, work, unfinished, longest, retries value
+	names                                                    []string
+}
+
+func (p *fake) ask(name string, v *value) *value { p.names = append(p.names, name); return v }
+
+func (p *fake) NewDepthMetric(n string) GaugeMetric            { return p.ask(n, &p.depth) }
+func (p *fake) NewAddsMetric(n string) CounterMetric           { return p.ask(n, &p.adds) }
+func (p *fake) NewLatencyMetric(n string) HistogramMetric      { return p.ask(n, &p.latency) }
+func (p *fake) NewWorkDurationMetric(n string) HistogramMetric { return p.ask(n, &p.work) }
+func (p *fake) NewUnfinishedWorkSecondsMetric(n string) SettableGaugeMetric {
+	return p.ask(n, &p.unfinished)
+}
+func (p *fake) NewLongestRunningProcessorSecondsMetric(n string) SettableGaugeMetric {
+	return p.ask(n, &p.longest)
+}
+func (p *fake) NewRetriesMetric(n string) CounterMetric { return p.ask(n, &p.retries) }
+
+func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+
+func TestQueueRecordsClientGoMetrics(t *testing.T) {
+	p := &fake{}
+	m := New[string](Config{Name: "q", Provider: p})
+	m.Added("a", at(0))
+	m.Added("b", at(10))
+	m.Started("a", at(50)) // waited 50ms
+	m.Added("a", at(60))   // added again while processing
+	m.UpdateUnfinished(at(150))
+	m.Started("b", at(200)) // waited 190ms
+	m.UpdateUnfinished(at(250))
+	m.Finished("a", at(300)) // worked 250ms
+	m.Finished("a", at(310)) // not processing: nothing observed
+	m.Started("a", at(400))  // waited 340ms since its second add
+	m.Finished("b", at(400))
+	m.Finished("a", at(410))
+	m.UpdateUnfinished(at(500))
+
+	checks := []struct {
+		name string
+		got  any
+		want any
+	}{
+		{"names asked", p.names, []string{"q", "q", "q", "q", "q", "q"}},
+		{"adds", p.adds.inc, 3},
+		{"depth", p.depth.inc - p.depth.dec, 0},
+		{"latency", p.latency.observations, []float64{0.05, 0.19, 0.34}},
+		{"work", p.work.observations, []float64{0.25, 0.2, 0.01}},
+		{"unfinished", p.unfinished.set, 0.0},
+		{"longest", p.longest.set, 0.0},
+		{"in flight", m.InFlight(), false},
+	}
+	for _, c := range checks {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestUnfinishedSumsAndLongest(t *testing.T) {
+	p := &fake{}
+	m := New[string](Config{Name: "q", Provider: p})
+	m.Started("a", at(0))
+	m.Started("b", at(1000))
+	m.UpdateUnfinished(at(3000))
+	if p.unfinished.set != 5 || p.longest.set != 3 || !m.InFlight() {
+		t.Errorf("unfinished %v, longest %v, in flight %v; want 5, 3, true", p.unfinished.set, p.longest.set, m.InFlight())
+	}
+}
+
+func TestNoMetricsWithoutNameOrProvider(t *testing.T) {
+	p := &fake{}
+	if m := New[string](Config{Provider: p}); m != nil || m.Enabled() {
+		t.Error("an unnamed queue records metrics")
+	}
+	if m := New[string](Config{Name: "q", Provider: noop{}}); m != nil {
+		t.Error("the no-op provider makes metrics")
+	}
+	if len(p.names) != 0 {
+		t.Errorf("provider asked for %v", p.names)
+	}
+	var m *Queue[string] // records nothing, and does not panic
+	m.Added("a", t0)
+	m.Started("a", t0)
+	m.Finished("a", t0)
+	m.UpdateUnfinished(t0)
+	if NewRetries("", p) != nil {
+		t.Error("an unnamed queue has a retries counter")
+	}
+	if NewRetries("q", p) != &p.retries {
+		t.Error("a named queue has no retries counter")
+	}
+}
+
+// TestSetProvider is the only test in this package that touches the global provider.
+func TestSetProvider(t *testing.T) {
+	if !IsNoop(Global()) {
+		t.Fatal("the global provider is not the no-op one before SetProvider")
+	}
+	first, second := &fake{}, &fake{}
+	SetProvider(first)
+	SetProvider(second)
+	if Global() != first {
+		t.Error("the global provider is not the first one set")
+	}
+	New[string](Config{Name: "q"})
+	if len(first.names) != 6 || len(second.names) != 0 {
+		t.Errorf("first provider asked %d times, second %d; want 6, 0", len(first.names), len(second.names))
+	}
+}
