@@ -1,0 +1,47 @@
+package actor
+
+import "time"
+
+// op is the kind of a command.
+type op uint8
+
+const (
+	opAdd            op = iota // item
+	opAddAfter                 // item becomes due at at
+	opAddRateLimited           // item, asked of lim at the instant at
+	opForget                   // item, lim
+	opNumRequeues              // item, lim; answers n
+	opWant                     // a getter waits (storage that is not read ahead)
+	opTaken                    // a getter took reservations up to seq
+	opDone                     // item
+	opLen                      // answers n
+	opGet                      // answers an item or shutdown; used once shutting down
+	opShutDown                 // drain; answers once shut down (and drained)
+)
+
+// command is one request to the owner. A nil reply means nobody waits for the outcome.
+type command[T comparable] struct {
+	op    op
+	drain bool
+	item  T
+	seq   uint64
+	at    time.Time
+	lim   *Limiter[T]
+	reply chan result[T]
+}
+
+// result is the owner's answer to a command.
+type result[T any] struct {
+	item     T
+	n        int
+	shutdown bool
+	fault    any // a panic to raise in the caller
+}
+
+// handoff is an item on its way to a getter, with its reservation number. A handoff with a
+// fault carries a panic instead of an item.
+type handoff[T any] struct {
+	item  T
+	seq   uint64
+	fault any
+}

@@ -1,0 +1,108 @@
+package actor
+
+import (
+	"sync"
+	"time"
+
+	"github.com/actorqueue/workqueue/clock"
+	"github.com/actorqueue/workqueue/limiter"
+	"github.com/actorqueue/workqueue/metrics"
+)
+
+// Inner is the method set of a queue (client-go's TypedInterface): what [Delayer] needs from a
+// queue of another package.
+type Inner[T comparable] interface {
+	Add(item T)
+	Len() int
+	Get() (item T, shutdown bool)
+	Done(item T)
+	ShutDown()
+	ShutDownWithDrain()
+	ShuttingDown() bool
+}
+
+// DelayingInner is an [Inner] with AddAfter (client-go's TypedDelayingInterface).
+type DelayingInner[T comparable] interface {
+	Inner[T]
+	AddAfter(item T, delay time.Duration)
+}
+
+// Delayer adds AddAfter to a queue this package did not build, or to one of its queues on
+// another clock: client-go's delaying queue around a custom queue. Its own owner goroutine
+// holds only the delay heap and passes due items to the inner queue's Add. Everything else is
+// the inner queue's.
+type Delayer[T comparable] struct {
+	Inner[T]
+	delays  *Queue[T]
+	retries metrics.CounterMetric
+}
+
+// NewDelayer returns a [Delayer] around inner, timing delays on c (nil: the real clock) and
+// counting retries on retries when not nil.
+func NewDelayer[T comparable](inner Inner[T], c clock.Clock, retries metrics.CounterMetric) *Delayer[T] {
+	return &Delayer[T]{Inner: inner, delays: New(Config[T]{Clock: c, Forward: inner.Add}), retries: retries}
+}
+
+// AddAfter adds item to the inner queue once delay has passed; a delay of zero or less adds it
+// at once. It does nothing once the inner queue is shutting down.
+func (d *Delayer[T]) AddAfter(item T, delay time.Duration) {
+	if d.Inner.ShuttingDown() {
+		return
+	}
+	if d.retries != nil {
+		d.retries.Inc()
+	}
+	if delay <= 0 {
+		d.Inner.Add(item)
+		return
+	}
+	d.delays.AddAfter(item, delay, nil)
+}
+
+// ShutDown shuts the inner queue down and drops the items still delayed.
+func (d *Delayer[T]) ShutDown() {
+	d.Inner.ShutDown()
+	d.delays.ShutDown()
+}
+
+// ShutDownWithDrain drains and shuts down the inner queue and drops the items still delayed.
+func (d *Delayer[T]) ShutDownWithDrain() {
+	d.Inner.ShutDownWithDrain()
+	d.delays.ShutDown()
+}
+
+// Retrier adds rate-limited retries to a delaying queue this package did not build. Having no
+// owner goroutine to call the limiter from, it calls it in the caller's goroutine under a
+// mutex, as client-go does for every queue.
+type Retrier[T comparable] struct {
+	DelayingInner[T]
+	mu      sync.Mutex
+	limiter limiter.RateLimiter[T]
+}
+
+// NewRetrier returns a [Retrier] that retries items of inner after the waits l decides.
+func NewRetrier[T comparable](inner DelayingInner[T], l *Limiter[T]) *Retrier[T] {
+	return &Retrier[T]{DelayingInner: inner, limiter: l.limiter}
+}
+
+// AddRateLimited adds item to the inner queue after the wait the limiter decides.
+func (r *Retrier[T]) AddRateLimited(item T) {
+	r.mu.Lock()
+	d := r.limiter.When(item)
+	r.mu.Unlock()
+	r.DelayingInner.AddAfter(item, d)
+}
+
+// Forget makes the limiter forget item's failures.
+func (r *Retrier[T]) Forget(item T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.limiter.Forget(item)
+}
+
+// NumRequeues returns the failures the limiter counts for item.
+func (r *Retrier[T]) NumRequeues(item T) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.limiter.NumRequeues(item)
+}

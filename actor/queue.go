@@ -1,0 +1,288 @@
+package actor
+
+import (
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/actorqueue/workqueue/clock"
+	"github.com/actorqueue/workqueue/metrics"
+	"github.com/actorqueue/workqueue/queue"
+)
+
+const (
+	// mailboxSize is how many commands may wait for the owner before senders block.
+	mailboxSize = 128
+	// readySize is how many reserved items may wait in ready for a getter.
+	readySize = 32
+	// batchSize is how many commands the owner applies before it looks at the clock again, so
+	// that a flood of commands cannot hold back delayed items that fall due.
+	batchSize = 256
+)
+
+// Config describes a queue. The zero value is a FIFO queue on the real clock without metrics.
+type Config[T comparable] struct {
+	// Clock is the queue's clock; nil means the real one.
+	Clock clock.Clock
+	// Storage holds the waiting items; nil means a FIFO. Any storage but a *queue.FIFO is
+	// foreign code: it is never read ahead (see the package documentation).
+	Storage queue.Storage[T]
+	// Metrics chooses the queue metrics (the retries counter is the caller's to keep). A queue
+	// with metrics answers every command before the caller returns, so that the metrics are up
+	// to date when Add, Get or Done returns, as they are in client-go.
+	Metrics metrics.Config
+	// Forward, when set, receives every item that would be added, from the owner goroutine: the
+	// queue is then only a delay heap in front of another queue.
+	Forward func(T)
+}
+
+// Queue is a workqueue run by one owner goroutine. Create it with [New]. All its methods are
+// safe for simultaneous use by multiple goroutines, and none blocks after shutdown except
+// ShutDownWithDrain, which waits for processing to end as documented.
+type Queue[T comparable] struct {
+	mailbox  chan command[T]
+	ready    chan handoff[T]
+	closing  chan struct{} // closed when shutdown begins
+	handover chan struct{} // closed when the owner has given up the state
+	exited   chan struct{} // closed when the owner goroutine has returned
+	stopping atomic.Bool   // shutdown has begun
+
+	clock     clock.Clock // never nil
+	alarmWith clock.Clock // the clock for the owner's alarm; nil for the real one
+	waits     bool        // callers wait for every command: the owner runs foreign code
+	checkKeys bool        // items may fail to hash: check them before they reach the owner
+
+	replies sync.Pool  // chan result[T], buffer 1
+	tomb    sync.Mutex // held by whoever applies commands after the handover
+	m       machine[T]
+}
+
+// New starts a queue's owner goroutine and returns the queue.
+func New[T comparable](c Config[T]) *Queue[T] {
+	q := newQueue(c)
+	go q.run()
+	return q
+}
+
+// newQueue returns a queue whose owner goroutine is not started.
+func newQueue[T comparable](c Config[T]) *Queue[T] {
+	_, fifo := c.Storage.(*queue.FIFO[T])
+	fifo = fifo || c.Storage == nil
+	meters := metrics.New[T](c.Metrics)
+	q := &Queue[T]{
+		mailbox:   make(chan command[T], mailboxSize),
+		ready:     make(chan handoff[T], readySize),
+		closing:   make(chan struct{}),
+		handover:  make(chan struct{}),
+		exited:    make(chan struct{}),
+		clock:     clock.OrReal(c.Clock),
+		alarmWith: c.Clock,
+		waits:     !fifo || meters.Enabled(),
+		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
+	}
+	q.replies.New = func() any { return make(chan result[T], 1) }
+	q.m = machine[T]{
+		state:     queue.New(c.Storage),
+		metrics:   meters,
+		clock:     q.clock,
+		forward:   c.Forward,
+		ready:     q.ready,
+		closing:   q.closing,
+		stopping:  &q.stopping,
+		readAhead: fifo,
+		created:   q.clock.Now(),
+	}
+	return q
+}
+
+// Add marks item as needing processing. After shutdown it does nothing. It panics, in the
+// caller's goroutine, if item cannot be a map key.
+func (q *Queue[T]) Add(item T) {
+	q.check("Add", item)
+	if q.stopping.Load() {
+		return
+	}
+	q.post(command[T]{op: opAdd, item: item})
+}
+
+// AddAfter adds item once delay has passed on the queue's clock; a delay of zero or less adds
+// it at once. An item already waiting keeps the earlier of its two instants. After shutdown it
+// does nothing; otherwise it counts one retry on retries, when not nil.
+func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.CounterMetric) {
+	q.check("AddAfter", item)
+	if q.stopping.Load() {
+		return
+	}
+	if retries != nil {
+		retries.Inc()
+	}
+	if delay <= 0 {
+		q.post(command[T]{op: opAdd, item: item})
+		return
+	}
+	// The instant is read here, in the caller, so that a fake clock stepped right after the
+	// call measures the delay from the call, as in client-go.
+	q.post(command[T]{op: opAddAfter, item: item, at: q.clock.Now().Add(delay)})
+}
+
+// AddRateLimited adds item after the wait l decides. l is asked even after shutdown, as in
+// client-go, so the failure counts; the item itself is then dropped. Before shutdown it counts
+// one retry on retries, when not nil.
+func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T], retries metrics.CounterMetric) {
+	q.check("AddRateLimited", item)
+	if retries != nil && !q.stopping.Load() {
+		retries.Inc()
+	}
+	q.limit(command[T]{op: opAddRateLimited, item: item, at: q.clock.Now(), lim: l})
+}
+
+// Forget makes l forget item's failures.
+func (q *Queue[T]) Forget(item T, l *Limiter[T]) {
+	q.check("Forget", item)
+	q.limit(command[T]{op: opForget, item: item, lim: l})
+}
+
+// NumRequeues returns the failures l counts for item.
+func (q *Queue[T]) NumRequeues(item T, l *Limiter[T]) int {
+	q.check("NumRequeues", item)
+	return q.call(command[T]{op: opNumRequeues, item: item, lim: l}).n
+}
+
+// Get blocks until an item is ready, marks it as being processed and returns it. Once the
+// queue is shutting down it returns the items still waiting, then shutdown == true without
+// blocking. Every item returned must be passed to Done.
+func (q *Queue[T]) Get() (item T, shutdown bool) {
+	if !q.m.readAhead {
+		q.send(command[T]{op: opWant})
+	}
+	select {
+	case h := <-q.ready:
+		return q.taken(h), false
+	default:
+	}
+	select {
+	case h := <-q.ready:
+		return q.taken(h), false
+	case <-q.closing:
+		r := q.call(command[T]{op: opGet})
+		return r.item, r.shutdown
+	}
+}
+
+// taken tells the owner that this getter took h, and returns its item.
+func (q *Queue[T]) taken(h handoff[T]) T {
+	if h.fault != nil {
+		panic(h.fault)
+	}
+	q.post(command[T]{op: opTaken, seq: h.seq})
+	return h.item
+}
+
+// Done ends the processing of item; if item was added again meanwhile, it waits again. Done of
+// an item that is not being processed does nothing. It works after shutdown too.
+func (q *Queue[T]) Done(item T) {
+	q.check("Done", item)
+	q.post(command[T]{op: opDone, item: item})
+}
+
+// Len returns the number of items waiting to be handed out.
+func (q *Queue[T]) Len() int { return q.call(command[T]{op: opLen}).n }
+
+// ShutDown makes the queue ignore new items; getters receive the items still waiting, then
+// shutdown == true. It ends any ShutDownWithDrain that is waiting, and returns once the owner
+// goroutine has exited. Calling it again does nothing.
+func (q *Queue[T]) ShutDown() {
+	q.call(command[T]{op: opShutDown})
+	<-q.exited
+}
+
+// ShutDownWithDrain is ShutDown that first waits until no item is being processed. It waits
+// forever if a worker never calls Done, unless ShutDown is called meanwhile.
+func (q *Queue[T]) ShutDownWithDrain() {
+	q.call(command[T]{op: opShutDown, drain: true})
+	<-q.exited
+}
+
+// ShuttingDown reports whether shutdown has begun.
+func (q *Queue[T]) ShuttingDown() bool { return q.stopping.Load() }
+
+// check panics in the caller's goroutine if item cannot be a map key.
+func (q *Queue[T]) check(method string, item T) {
+	if q.checkKeys {
+		mustHash(method, item)
+	}
+}
+
+// post sends c, waiting for the outcome when the owner runs foreign code.
+func (q *Queue[T]) post(c command[T]) {
+	if q.waits {
+		q.call(c)
+	} else {
+		q.send(c)
+	}
+}
+
+// limit sends c, waiting for the outcome when c may run foreign code.
+func (q *Queue[T]) limit(c command[T]) {
+	if q.waits || !c.lim.safe {
+		q.call(c)
+	} else {
+		q.send(c)
+	}
+}
+
+// call sends c and waits for the answer, raising any panic the command caused.
+func (q *Queue[T]) call(c command[T]) result[T] {
+	reply := q.replies.Get().(chan result[T])
+	c.reply = reply
+	q.send(c)
+	r := <-reply
+	q.replies.Put(reply)
+	if r.fault != nil {
+		panic(r.fault)
+	}
+	return r
+}
+
+// send makes sure c is applied: by the owner, or, once the owner has handed the state over,
+// by this caller.
+func (q *Queue[T]) send(c command[T]) {
+	select {
+	case <-q.handover:
+		q.settle(&c)
+		return
+	default:
+	}
+	q.mailbox <- c
+	// The owner closes handover before its last look at the mailbox. If handover is still open
+	// here, that look is yet to come and will find c; if it is closed, c may have arrived too
+	// late, and settle applies it.
+	select {
+	case <-q.handover:
+		q.settle(nil)
+	default:
+	}
+}
+
+// settle applies, holding the handover lock, whatever is left in the mailbox and then c.
+func (q *Queue[T]) settle(c *command[T]) {
+	q.tomb.Lock()
+	defer q.tomb.Unlock()
+	q.drainMailbox()
+	if c != nil {
+		q.m.exec(*c)
+	}
+}
+
+// drainMailbox applies every command in the mailbox.
+func (q *Queue[T]) drainMailbox() {
+	for {
+		select {
+		case c := <-q.mailbox:
+			q.m.exec(c)
+		default:
+			return
+		}
+	}
+}

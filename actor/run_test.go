@@ -1,0 +1,217 @@
+package actor
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/actorqueue/workqueue/queue"
+)
+
+// TestAFloodCannotHoldBackDueItems: with more commands waiting than a batch, one turn applies
+// a batch, then releases the delayed items that are due.
+func TestAFloodCannotHoldBackDueItems(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(Config[int]{}) // the owner is not running: the test turns it by hand
+		q.m.waiting.Schedule(-1, time.Now())
+		// Senders blocked on a full mailbox refill it as the owner receives, whatever the
+		// scheduler does: far more than a batch is waiting.
+		for i := range mailboxSize + 300 {
+			go func() { q.mailbox <- command[int]{op: opAdd, item: i} }()
+		}
+		synctest.Wait()
+		var a alarm
+		q.turn(&a)
+		assert.Equal(t, batchSize+1, q.m.state.Len(), "a batch of adds, and the due item")
+		for range mailboxSize + 300 - batchSize { // the rest still waits
+			<-q.mailbox
+		}
+		synctest.Wait()
+		assert.Empty(t, q.mailbox)
+	})
+}
+
+// TestHandoverAppliesEveryCommandOnce: Done calls racing the owner's exit are applied exactly
+// once, whether the owner or a caller applies them: every item due again comes back once.
+func TestHandoverAppliesEveryCommandOnce(t *testing.T) {
+	for round := range 200 {
+		q := New(Config[int]{})
+		const n = 64
+		for i := range n {
+			q.Add(i)
+		}
+		for range n {
+			item, _ := q.Get()
+			q.Add(item) // due again after Done
+		}
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { q.Done(i) })
+		}
+		wg.Go(q.ShutDown)
+		wg.Wait()
+		seen := map[int]int{}
+		for {
+			item, shutdown := q.Get()
+			if shutdown {
+				break
+			}
+			seen[item]++
+			q.Done(item)
+		}
+		require.Len(t, seen, n, "round %d", round)
+		for i := range n {
+			require.Equal(t, 1, seen[i], "round %d: item %d", round, i)
+		}
+	}
+}
+
+// reordering is a custom storage: last in, first out. It must never be read ahead.
+type reordering struct {
+	mu    sync.Mutex
+	items []string
+}
+
+func (s *reordering) Touch(string) {}
+func (s *reordering) Push(item string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.items = append(s.items, item)
+}
+func (s *reordering) Len() int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.items) }
+func (s *reordering) Pop() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	item := s.items[len(s.items)-1]
+	s.items = s.items[:len(s.items)-1]
+	return item
+}
+
+func TestCustomStorageIsNotReadAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config[string]{Storage: &reordering{}})
+		defer q.ShutDown()
+		q.Add("a")
+		q.Add("b")
+		synctest.Wait()
+		assert.Empty(t, q.ready, "nothing moves ahead before a getter asks")
+		q.Add("c")
+		got := []string{}
+		for range 3 {
+			item, _ := q.Get()
+			got = append(got, item)
+			q.Done(item)
+		}
+		assert.Equal(t, []string{"c", "b", "a"}, got, "the storage's order, up to the last add")
+	})
+}
+
+func TestWaitingGettersEachGetOneItem(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config[string]{Storage: &reordering{}})
+		got := make(chan string, 10)
+		var getters sync.WaitGroup
+		for range 10 {
+			getters.Go(func() {
+				item, shutdown := q.Get()
+				if !shutdown {
+					got <- item
+				}
+			})
+		}
+		synctest.Wait()
+		for i := range 7 {
+			q.Add(fmt.Sprint(i))
+		}
+		synctest.Wait()
+		assert.Len(t, got, 7, "seven items for seven of the ten getters")
+		q.ShutDown()
+		getters.Wait()
+		assert.Len(t, got, 7)
+	})
+}
+
+// failingStorage panics on Push once told to.
+type failingStorage struct {
+	queue.FIFO[string]
+	failing atomic.Bool
+}
+
+func (s *failingStorage) Push(item string) {
+	if s.failing.Load() {
+		panic("push failed")
+	}
+	s.FIFO.Push(item)
+}
+
+func TestAPanicWithNobodyWaitingReachesTheNextCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		storage := &failingStorage{}
+		q := New(Config[string]{Storage: storage})
+		defer q.ShutDown()
+		q.AddAfter("later", time.Second, nil)
+		synctest.Wait()
+		storage.failing.Store(true) // the delayed add will fail in the owner, with no caller
+		time.Sleep(time.Second)
+		synctest.Wait()
+		storage.failing.Store(false)
+		assert.PanicsWithValue(t, "push failed", func() { q.Len() })
+		assert.Equal(t, 0, q.Len(), "raised once")
+	})
+}
+
+func TestOnClock(t *testing.T) {
+	real := New(Config[int]{})
+	defer real.ShutDown()
+	fake := &stoppedClock{}
+	faked := New(Config[int]{Clock: fake})
+	defer faked.ShutDown()
+	assert.True(t, real.OnClock(nil))
+	assert.False(t, real.OnClock(fake))
+	assert.True(t, faked.OnClock(fake))
+	assert.False(t, faked.OnClock(&stoppedClock{}))
+	assert.False(t, faked.OnClock(nil))
+	assert.False(t, faked.OnClock(uncomparableClock{}), "a clock that cannot be compared is another clock")
+}
+
+type stoppedClock struct{}
+
+func (*stoppedClock) Now() time.Time                      { return time.Time{} }
+func (*stoppedClock) Since(time.Time) time.Duration       { return 0 }
+func (*stoppedClock) After(time.Duration) <-chan time.Time { return nil }
+
+type uncomparableClock struct{ _ []int }
+
+func (uncomparableClock) Now() time.Time                      { return time.Time{} }
+func (uncomparableClock) Since(time.Time) time.Duration       { return 0 }
+func (uncomparableClock) After(time.Duration) <-chan time.Time { return nil }
+
+func TestHashMayPanic(t *testing.T) {
+	type plain struct {
+		a int
+		b string
+	}
+	type withInterface struct {
+		a int
+		b any
+	}
+	tests := []struct {
+		v    any
+		want bool
+	}{
+		{0, false}, {"", false}, {plain{}, false}, {[3]plain{}, false}, {&withInterface{}, false},
+		{withInterface{}, true}, {[2]withInterface{}, true}, {struct{ p plain; e error }{}, true},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, hashMayPanic(reflect.TypeOf(tt.v)), "%T", tt.v)
+	}
+	var item any = 1
+	assert.Equal(t, true, hashMayPanic(reflect.TypeOf(&item).Elem()))
+}
