@@ -1,0 +1,298 @@
+package workqueue_test
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/actorqueue/workqueue"
+)
+
+func TestUnhashableItemsPanicInTheCallerAndTheQueueGoesOn(t *testing.T) {
+	q := workqueue.NewRateLimitingQueue(workqueue.DefaultItemBasedRateLimiter())
+	defer q.ShutDown()
+	type keyed struct{ key any }
+	calls := map[string]func(item any){
+		"Add":            q.Add,
+		"AddAfter":       func(item any) { q.AddAfter(item, time.Second) },
+		"AddRateLimited": q.AddRateLimited,
+		"Done":           q.Done,
+		"Forget":         q.Forget,
+		"NumRequeues":    func(item any) { q.NumRequeues(item) },
+	}
+	for method, call := range calls {
+		for _, item := range []any{[]int{1}, map[string]int{}, keyed{key: []byte("x")}} {
+			err := panicOf(func() { call(item) })
+			require.Error(t, err, "%s(%T) did not panic", method, item)
+			assert.ErrorContains(t, err, "workqueue: "+method+": an item of type")
+			var re runtime.Error
+			assert.True(t, errors.As(err, &re), "the runtime's error is wrapped: %v", err)
+		}
+	}
+	q.Add(keyed{key: "hashable"})
+	item, shutdown := q.Get()
+	assert.False(t, shutdown)
+	assert.Equal(t, keyed{key: "hashable"}, item)
+	q.Done(item)
+}
+
+// panicOf returns what f panics with, as an error, or nil.
+func panicOf(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+			} else {
+				err = errors.New(r.(string))
+			}
+		}
+	}()
+	f()
+	return nil
+}
+
+// faulty is a custom storage that panics on demand.
+type faulty struct {
+	workqueue.Queue[string]
+	mu      sync.Mutex
+	failing bool
+}
+
+func (f *faulty) fail(on bool) { f.mu.Lock(); f.failing = on; f.mu.Unlock() }
+func (f *faulty) check() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failing {
+		panic("storage failure")
+	}
+}
+func (f *faulty) Push(item string) { f.check(); f.Queue.Push(item) }
+func (f *faulty) Pop() string      { f.check(); return f.Queue.Pop() }
+
+func TestPanickingStorageSurfacesInTheCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		storage := &faulty{Queue: workqueue.DefaultQueue[string]()}
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Queue: storage})
+		defer q.ShutDown()
+		q.Add("a")
+		a, _ := q.Get()
+		q.Add("a") // due again after Done
+		q.Add("b")
+
+		storage.fail(true)
+		assert.PanicsWithValue(t, "storage failure", func() { q.Add("c") })
+		assert.PanicsWithValue(t, "storage failure", func() { q.Done(a) })
+		assert.PanicsWithValue(t, "storage failure", func() { q.Get() })
+		storage.fail(false)
+
+		// Nothing was lost: a is still being processed and due again, b still waits, c was
+		// never added.
+		assert.Equal(t, 1, q.Len())
+		q.Done(a)
+		assert.Equal(t, []string{"b", "a"}, drainOrder[string](q))
+	})
+}
+
+// faultyLimiter is a rate limiter from another package that panics.
+type faultyLimiter struct {
+	workqueue.TypedRateLimiter[string]
+}
+
+func (faultyLimiter) When(string) time.Duration { panic("limiter failure") }
+func (faultyLimiter) Forget(string)             { panic("forget failure") }
+func (faultyLimiter) NumRequeues(string) int    { panic("requeues failure") }
+
+func TestPanickingLimiterSurfacesInTheCaller(t *testing.T) {
+	q := workqueue.NewTypedRateLimitingQueue[string](faultyLimiter{})
+	defer q.ShutDown()
+	q.Add("a")
+	assert.PanicsWithValue(t, "limiter failure", func() { q.AddRateLimited("b") })
+	assert.PanicsWithValue(t, "forget failure", func() { q.Forget("a") })
+	assert.PanicsWithValue(t, "requeues failure", func() { q.NumRequeues("a") })
+	assert.Equal(t, []string{"a"}, drainOrder[string](q), "the queue goes on")
+}
+
+// faultyMetric panics when told to.
+type faultyProvider struct {
+	provider
+	failing bool
+}
+
+func (p *faultyProvider) NewAddsMetric(string) workqueue.CounterMetric { return faultyCounter{p} }
+
+type faultyCounter struct{ p *faultyProvider }
+
+func (c faultyCounter) Inc() {
+	if c.p.failing {
+		panic("metric failure")
+	}
+}
+
+func TestPanickingMetricSurfacesInTheCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mp := &faultyProvider{failing: true}
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "q", MetricsProvider: mp})
+		defer q.ShutDown()
+		assert.PanicsWithValue(t, "metric failure", func() { q.Add("a") })
+		synctest.Wait()
+		mp.failing = false
+		assert.Equal(t, 1, q.Len(), "the item was added before the metric failed")
+		assert.Equal(t, []string{"a"}, drainOrder[string](q))
+	})
+}
+
+func TestDoneOfAnItemNotBeingProcessed(t *testing.T) {
+	q := workqueue.NewTyped[string]()
+	defer q.ShutDown()
+	q.Done("never added") // nothing happens
+	q.Add("queued")
+	q.Done("queued") // not handed out yet: client-go would queue it twice
+	assert.Equal(t, 1, q.Len())
+	item, _ := q.Get()
+	q.Done(item)
+	q.Done(item) // twice
+	q.Add("queued")
+	assert.Equal(t, []string{"queued"}, drainOrder[string](q))
+	assert.Equal(t, 0, q.Len())
+}
+
+func TestExponentialBackoffAfterHugeFailureCounts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Nanosecond, time.Minute)
+		for range 10000 {
+			limiter.When("a")
+		}
+		q := workqueue.NewTypedRateLimitingQueue(limiter)
+		defer q.ShutDown()
+		q.AddRateLimited("a")
+		time.Sleep(time.Minute - 1)
+		synctest.Wait()
+		assert.Equal(t, 0, q.Len(), "not before the cap")
+		time.Sleep(1)
+		synctest.Wait()
+		assert.Equal(t, 1, q.Len(), "at the cap, not in the past")
+	})
+}
+
+func TestEveryCallAfterShutDownReturns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before := bubbleGoroutines()
+		for _, drain := range []bool{false, true} {
+			q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+			if drain {
+				q.ShutDownWithDrain()
+			} else {
+				q.ShutDown()
+			}
+			q.Add("a")
+			q.AddAfter("a", time.Second)
+			q.AddAfter("a", 0)
+			q.AddRateLimited("a")
+			q.Forget("a")
+			assert.Equal(t, 0, q.NumRequeues("a"))
+			assert.Equal(t, 0, q.Len())
+			_, shutdown := q.Get()
+			assert.True(t, shutdown)
+			q.Done("a")
+			assert.True(t, q.ShuttingDown())
+			q.ShutDown()
+			q.ShutDownWithDrain()
+			synctest.Wait()
+			assert.Equal(t, before, bubbleGoroutines(), "the queue's goroutine is gone")
+		}
+	})
+}
+
+func TestConcurrentShutDowns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before := bubbleGoroutines()
+		q := workqueue.NewTypedDelayingQueue[int]()
+		q.Add(1)
+		item, _ := q.Get()
+		var callers sync.WaitGroup
+		for i := range 20 {
+			callers.Go(func() {
+				if i%2 == 0 {
+					q.ShutDownWithDrain()
+				} else {
+					q.ShutDown()
+				}
+			})
+		}
+		// A drain that starts after the last ShutDown waits for the item, as in client-go.
+		synctest.Wait()
+		q.Done(item)
+		callers.Wait()
+		assert.True(t, q.ShuttingDown())
+		assert.Equal(t, before, bubbleGoroutines(), "the queue's goroutine is gone")
+	})
+}
+
+func TestConcurrentDrainsWaitForProcessing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewTypedDelayingQueue[int]()
+		q.Add(1)
+		item, _ := q.Get()
+		var drains sync.WaitGroup
+		returned := make(chan struct{}, 10)
+		for range 10 {
+			drains.Go(func() {
+				q.ShutDownWithDrain()
+				returned <- struct{}{}
+			})
+		}
+		synctest.Wait()
+		assert.Len(t, returned, 0, "no drain returns while the item is processed")
+		q.Done(item)
+		drains.Wait()
+	})
+}
+
+func TestInvalidConstructionPanics(t *testing.T) {
+	var nilExponential *workqueue.TypedItemExponentialFailureRateLimiter[string]
+	tests := map[string]func(){
+		"nil limiter":            func() { workqueue.NewTypedRateLimitingQueue[string](nil) },
+		"typed nil limiter":      func() { workqueue.NewTypedRateLimitingQueue[string](nilExponential) },
+		"nil untyped limiter":    func() { workqueue.NewRateLimitingQueue(nil) },
+		"nil limiter in max-of":  func() { workqueue.NewTypedMaxOfRateLimiter[string](nil) },
+		"nil limiter, max wait":  func() { workqueue.NewTypedWithMaxWaitRateLimiter[string](nil, time.Second) },
+		"negative max wait":      func() { workqueue.NewWithMaxWaitRateLimiter(workqueue.DefaultItemBasedRateLimiter(), -1) },
+		"negative base delay":    func() { workqueue.NewItemExponentialFailureRateLimiter(-time.Second, time.Second) },
+		"negative slow delay":    func() { workqueue.NewItemFastSlowRateLimiter(time.Second, -time.Second, 1) },
+		"negative bucket burst":  func() { workqueue.NewItemBucketRateLimiter(1, -1) },
+		"negative workers":       func() { workqueue.ParallelizeUntil(nil, -1, 10, func(int) {}) },
+		"negative rate, buckets": func() { workqueue.NewTypedItemBucketRateLimiter[string](-1, 1) },
+	}
+	for name, f := range tests {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				require.NotNil(t, r, "no panic")
+				assert.Regexp(t, "^workqueue: ", r)
+			}()
+			f()
+		})
+	}
+}
+
+func TestMostNegativeAndLargestDelaysFromAFakeClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := newFakeClock()
+		q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Clock: clock})
+		defer q.ShutDown()
+		q.AddAfter("max", math.MaxInt64)
+		q.AddAfter("min", math.MinInt64)
+		synctest.Wait()
+		assert.Equal(t, 1, q.Len())
+		clock.Step(math.MaxInt64 / 2)
+		synctest.Wait()
+		assert.Equal(t, 1, q.Len())
+	})
+}

@@ -1,0 +1,126 @@
+package workqueue
+
+import (
+	"time"
+
+	"github.com/actorqueue/workqueue/actor"
+	"github.com/actorqueue/workqueue/metrics"
+)
+
+// TypedDelayingInterface is a TypedInterface that can add an item later, which keeps retries
+// after failures out of a hot loop.
+type TypedDelayingInterface[T comparable] interface {
+	TypedInterface[T]
+	// AddAfter adds item once duration has passed; a duration of zero or less adds it at once.
+	// An item already waiting keeps the earlier of the two instants.
+	AddAfter(item T, duration time.Duration)
+}
+
+// DelayingInterface is TypedDelayingInterface[any].
+//
+// Deprecated: use TypedDelayingInterface instead.
+type DelayingInterface TypedDelayingInterface[any]
+
+// TypedDelayingQueueConfig configures a queue made by NewTypedDelayingQueueWithConfig. The zero
+// value is valid.
+type TypedDelayingQueueConfig[T comparable] struct {
+	// Logger is accepted so that code written for client-go, where it is a *klog.Logger,
+	// compiles unchanged. It is ignored: these queues have nothing to log.
+	Logger any
+	// Name names the queue for its metrics. An unnamed queue records no metrics.
+	Name string
+	// MetricsProvider creates the queue's metrics instead of the global provider (SetProvider).
+	MetricsProvider MetricsProvider
+	// Clock times the delays; nil means the real clock.
+	Clock Clock
+	// Queue is the queue to add items to; nil means a new queue. A queue of this package on the
+	// same clock shares its goroutine with the delays; any other gets a second goroutine that
+	// holds the delays.
+	Queue TypedInterface[T]
+}
+
+// DelayingQueueConfig is TypedDelayingQueueConfig[any].
+//
+// Deprecated: use TypedDelayingQueueConfig instead.
+type DelayingQueueConfig = TypedDelayingQueueConfig[any]
+
+// delayingQueue is a queue of this package with AddAfter.
+type delayingQueue[T comparable] struct {
+	*Typed[T]
+	retries metrics.CounterMetric
+}
+
+// AddAfter adds item once duration has passed on the queue's clock; a duration of zero or less
+// adds it at once. An item already waiting keeps the earlier of the two instants. It does
+// nothing after shutdown.
+func (q *delayingQueue[T]) AddAfter(item T, duration time.Duration) {
+	q.q.AddAfter(item, duration, q.retries)
+}
+
+// NewTypedDelayingQueue returns a new, unnamed delaying queue.
+func NewTypedDelayingQueue[T comparable]() TypedDelayingInterface[T] {
+	return NewTypedDelayingQueueWithConfig(TypedDelayingQueueConfig[T]{})
+}
+
+// NewTypedDelayingQueueWithConfig returns a new delaying queue configured by config.
+func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConfig[T]) TypedDelayingInterface[T] {
+	retries := metrics.NewRetries(config.Name, config.MetricsProvider)
+	switch inner := config.Queue.(type) {
+	case nil:
+		return &delayingQueue[T]{
+			Typed: NewTypedWithConfig(TypedQueueConfig[T]{
+				Name:            config.Name,
+				MetricsProvider: config.MetricsProvider,
+				Clock:           config.Clock,
+			}),
+			retries: retries,
+		}
+	case interface{ typed() *Typed[T] }:
+		if t := inner.typed(); t.q.OnClock(config.Clock) {
+			return &delayingQueue[T]{Typed: t, retries: retries}
+		}
+	}
+	return actor.NewDelayer[T](config.Queue, config.Clock, retries)
+}
+
+// TypedNewDelayingQueue returns a new, unnamed delaying queue.
+//
+// Deprecated: use NewTypedDelayingQueueWithConfig instead.
+func TypedNewDelayingQueue[T comparable]() TypedDelayingInterface[T] {
+	return NewTypedDelayingQueue[T]()
+}
+
+// NewDelayingQueue returns a new, unnamed delaying queue of any.
+//
+// Deprecated: use NewTypedDelayingQueue instead.
+func NewDelayingQueue() DelayingInterface {
+	return NewDelayingQueueWithConfig(DelayingQueueConfig{})
+}
+
+// NewDelayingQueueWithConfig returns a new delaying queue of any configured by config.
+//
+// Deprecated: use NewTypedDelayingQueueWithConfig instead.
+func NewDelayingQueueWithConfig(config DelayingQueueConfig) DelayingInterface {
+	return NewTypedDelayingQueueWithConfig(config)
+}
+
+// NewDelayingQueueWithCustomQueue returns a delaying queue named name that adds to q.
+//
+// Deprecated: use NewDelayingQueueWithConfig instead.
+func NewDelayingQueueWithCustomQueue(q Interface, name string) DelayingInterface {
+	return NewDelayingQueueWithConfig(DelayingQueueConfig{Name: name, Queue: q})
+}
+
+// NewNamedDelayingQueue returns a new delaying queue of any named name.
+//
+// Deprecated: use NewDelayingQueueWithConfig instead.
+func NewNamedDelayingQueue(name string) DelayingInterface {
+	return NewDelayingQueueWithConfig(DelayingQueueConfig{Name: name})
+}
+
+// NewDelayingQueueWithCustomClock returns a new delaying queue of any named name on clock.
+//
+// Deprecated: use NewDelayingQueueWithConfig instead.
+func NewDelayingQueueWithCustomClock(clock Clock, name string) DelayingInterface {
+	return NewDelayingQueueWithConfig(DelayingQueueConfig{Name: name, Clock: clock})
+}

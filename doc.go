@@ -1,0 +1,38 @@
+// Package workqueue is a drop-in replacement for k8s.io/client-go/util/workqueue in which every
+// queue is one owner goroutine. Change the import path and nothing else: the names, the
+// signatures and the behaviour are client-go's (v0.37.2).
+//
+// Queues are:
+//   - Fair: items are processed in the order in which they are added.
+//   - Stingy: an item added several times before it is processed is processed once, and an
+//     item is never processed by two workers at once. Added again while it is being
+//     processed, it is processed again after Done.
+//   - Safe for many producers and consumers at once.
+//   - Shut down cleanly: after ShutDown, workers receive the items still queued, then
+//     shutdown == true.
+//
+// # One goroutine per queue
+//
+// A queue of any kind (plain, delaying or rate-limiting) is one goroutine that owns its state:
+// the queued, dirty and processing sets, the delay heap, the rate limiter and the metrics.
+// Callers send it commands over channels; nothing locks the state. An idle queue makes no
+// wake-ups (client-go's delaying queue wakes every 10 s), and ShutDown returns only after the
+// goroutine has exited, so a goroutine-leak check right after ShutDown passes.
+//
+// # Differences from client-go
+//
+//   - Done of an item that is not being processed does nothing. client-go requeues it if it
+//     is queued, so that it is handed out twice.
+//   - An item that cannot be a map key (a slice in a queue of any) panics in the caller's
+//     goroutine in every method that takes an item, with a message naming the method. client-go
+//     panics in Add, but in AddAfter it crashes the process from its own goroutine.
+//   - The rate limiters hold no locks: a queue calls its limiter from its own goroutine only.
+//     Give each queue its own limiter (see package limiter).
+//   - The bucket limiters read the queue's clock, so a fake clock governs them too.
+//   - Invalid constructor arguments (a nil rate limiter, negative delays) panic at once with a
+//     message that starts with "workqueue:".
+//   - ParallelizeUntil raises a panic from a worker in the caller's goroutine instead of
+//     crashing the process.
+//   - ItemExponentialFailureRateLimiter returns its maximum delay where client-go's arithmetic
+//     overflows into a negative delay (a base of 1ns after 63 failures).
+package workqueue

@@ -1,0 +1,109 @@
+package workqueue_test
+
+import (
+	"regexp"
+	"runtime"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"go.uber.org/goleak"
+
+	"github.com/actorqueue/workqueue"
+)
+
+// bubbleGoroutines counts the goroutines of the running synctest bubble: unlike
+// runtime.NumGoroutine, it ignores whatever the rest of the process is doing.
+func bubbleGoroutines() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return len(regexp.MustCompile(`(?m)^goroutine \d+ \[[^\]]*synctest bubble`).FindAll(buf, -1))
+}
+
+// kinds builds one queue of every kind, busy, so that any goroutine a kind might start (for
+// delays, metrics or retries) is running.
+var kinds = map[string]func() workqueue.TypedInterface[string]{
+	"plain": func() workqueue.TypedInterface[string] { return workqueue.NewTyped[string]() },
+	"named with metrics": func() workqueue.TypedInterface[string] {
+		return workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "m", MetricsProvider: &provider{}})
+	},
+	"delaying": func() workqueue.TypedInterface[string] { return workqueue.NewTypedDelayingQueue[string]() },
+	"rate-limiting": func() workqueue.TypedInterface[string] {
+		return workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	},
+	"rate-limiting with metrics": func() workqueue.TypedInterface[string] {
+		return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "r", MetricsProvider: &provider{}})
+	},
+}
+
+func TestOneGoroutinePerQueue(t *testing.T) {
+	for name, build := range kinds {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before := bubbleGoroutines()
+				var queues []workqueue.TypedInterface[string]
+				for range 10 {
+					q := build()
+					q.Add("a")
+					item, _ := q.Get()
+					q.Add("a")
+					if d, ok := q.(workqueue.TypedDelayingInterface[string]); ok {
+						d.AddAfter("b", time.Hour)
+					}
+					if r, ok := q.(workqueue.TypedRateLimitingInterface[string]); ok {
+						r.AddRateLimited("c")
+					}
+					_ = item
+					queues = append(queues, q)
+				}
+				synctest.Wait()
+				assert.Equal(t, 10, bubbleGoroutines()-before, "goroutines for 10 live queues")
+				for _, q := range queues {
+					q.ShutDown()
+				}
+				synctest.Wait()
+				assert.Equal(t, before, bubbleGoroutines(), "goroutines after ShutDown")
+			})
+		})
+	}
+}
+
+func TestNoGoroutineLeftWhenShutDownReturns(t *testing.T) {
+	for name, build := range kinds {
+		t.Run(name, func(t *testing.T) {
+			for range 50 {
+				q := build()
+				q.Add("a")
+				if d, ok := q.(workqueue.TypedDelayingInterface[string]); ok {
+					d.AddAfter("b", time.Hour)
+				}
+				q.ShutDown()
+				goleak.VerifyNone(t)
+			}
+		})
+	}
+}
+
+func TestIdleQueueMakesNoWakeUps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := newFakeClock()
+		q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Clock: clock, Name: "idle", MetricsProvider: &provider{}})
+		defer q.ShutDown()
+		q.AddAfter("a", time.Second)
+		clock.Step(time.Second)
+		synctest.Wait()
+		item, _ := q.Get()
+		q.Done(item)
+		clock.Step(time.Second)
+		synctest.Wait()
+		asked := clock.Afters()
+		for range 600 {
+			clock.Step(time.Second)
+			synctest.Wait()
+		}
+		assert.Equal(t, asked, clock.Afters(), "10 idle minutes: no timer armed")
+	})
+}

@@ -1,0 +1,163 @@
+package workqueue_test
+
+import (
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/actorqueue/workqueue"
+)
+
+// metric is a fake metric of every kind.
+type metric struct {
+	mu           sync.Mutex
+	inc, dec     int
+	set          float64
+	observations []float64
+}
+
+func (m *metric) Inc()          { m.mu.Lock(); m.inc++; m.mu.Unlock() }
+func (m *metric) Dec()          { m.mu.Lock(); m.dec++; m.mu.Unlock() }
+func (m *metric) Set(f float64) { m.mu.Lock(); m.set = f; m.mu.Unlock() }
+func (m *metric) Observe(f float64) {
+	m.mu.Lock()
+	m.observations = append(m.observations, f)
+	m.mu.Unlock()
+}
+
+func (m *metric) count() int { m.mu.Lock(); defer m.mu.Unlock(); return m.inc - m.dec }
+func (m *metric) value() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.set
+}
+func (m *metric) observed() []float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]float64(nil), m.observations...)
+}
+
+type provider struct {
+	depth, adds, latency, work, unfinished, longest, retries metric
+}
+
+func (p *provider) NewDepthMetric(string) workqueue.GaugeMetric            { return &p.depth }
+func (p *provider) NewAddsMetric(string) workqueue.CounterMetric           { return &p.adds }
+func (p *provider) NewLatencyMetric(string) workqueue.HistogramMetric      { return &p.latency }
+func (p *provider) NewWorkDurationMetric(string) workqueue.HistogramMetric { return &p.work }
+func (p *provider) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return &p.unfinished
+}
+func (p *provider) NewLongestRunningProcessorSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return &p.longest
+}
+func (p *provider) NewRetriesMetric(string) workqueue.CounterMetric { return &p.retries }
+
+func TestMetrics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mp := &provider{}
+		q := workqueue.NewWithConfig(workqueue.QueueConfig{Name: "test", MetricsProvider: mp})
+		defer q.ShutDown()
+
+		q.Add("foo")
+		assert.Equal(t, 1, mp.adds.count(), "metrics are current when Add returns")
+		assert.Equal(t, 1, mp.depth.count())
+
+		time.Sleep(50 * time.Microsecond)
+		item, _ := q.Get()
+		assert.Equal(t, []float64{5e-05}, mp.latency.observed(), "queue latency, current when Get returns")
+
+		for range 5 {
+			q.Add(item) // while processing: counted once
+		}
+		assert.Equal(t, 2, mp.adds.count())
+		assert.Equal(t, 1, mp.depth.count())
+
+		time.Sleep(25 * time.Microsecond)
+		q.Done(item)
+		assert.Equal(t, []float64{2.5e-05}, mp.work.observed(), "work duration, current when Done returns")
+		assert.Equal(t, 1, mp.depth.count(), "back in the queue")
+
+		item, _ = q.Get()
+		assert.Equal(t, []float64{5e-05, 2.5e-05}, mp.latency.observed())
+		assert.Equal(t, 0, mp.depth.count())
+
+		// The unfinished-work gauges move every 500ms from the queue's creation.
+		time.Sleep(500*time.Millisecond - 75*time.Microsecond)
+		synctest.Wait()
+		assert.Equal(t, 0.5-75e-06, mp.unfinished.value())
+		assert.Equal(t, 0.5-75e-06, mp.longest.value())
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait()
+		assert.Equal(t, 1-75e-06, mp.unfinished.value())
+
+		q.Done(item)
+		assert.Len(t, mp.work.observed(), 2)
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait()
+		assert.Equal(t, 0.0, mp.unfinished.value(), "reset at the next tick once nothing is in flight")
+		assert.Equal(t, 0.0, mp.longest.value())
+	})
+}
+
+func TestMetricsWakeNoOneWhileNothingIsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := newFakeClock()
+		mp := &provider{}
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "idle", MetricsProvider: mp, Clock: clock})
+		defer q.ShutDown()
+		for range 100 {
+			clock.Step(time.Second)
+			synctest.Wait()
+		}
+		assert.Equal(t, 0, clock.Afters(), "an idle queue asks its clock for no wake-up")
+
+		q.Add("a")
+		a, _ := q.Get()
+		clock.Step(time.Second)
+		synctest.Wait()
+		assert.Equal(t, 1.0, mp.unfinished.value())
+		q.Done(a)
+		clock.Step(time.Second)
+		synctest.Wait()
+		assert.Equal(t, 0.0, mp.unfinished.value())
+		asked := clock.Afters()
+		for range 100 {
+			clock.Step(time.Second)
+			synctest.Wait()
+		}
+		assert.Equal(t, asked, clock.Afters(), "idle again: no more wake-ups")
+	})
+}
+
+func TestRetriesMetric(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mp := &provider{}
+		q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedItemBasedRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "retries", MetricsProvider: mp})
+		q.AddAfter("a", 0)
+		q.AddAfter("b", time.Second)
+		q.AddRateLimited("c")
+		assert.Equal(t, 3, mp.retries.count())
+		assert.Equal(t, 1, mp.adds.count(), "only a is in the queue yet")
+		q.ShutDown()
+		q.AddAfter("d", time.Second)
+		q.AddRateLimited("e")
+		assert.Equal(t, 3, mp.retries.count(), "no retries are counted after shutdown")
+	})
+}
+
+func TestUnnamedQueuesRecordNothing(t *testing.T) {
+	mp := &provider{}
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedItemBasedRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{MetricsProvider: mp})
+	defer q.ShutDown()
+	q.Add("a")
+	q.AddAfter("b", 0)
+	item, _ := q.Get()
+	q.Done(item)
+	assert.Zero(t, mp.adds.count()+mp.retries.count()+len(mp.latency.observed())+len(mp.work.observed()))
+}

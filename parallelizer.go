@@ -1,0 +1,34 @@
+package workqueue
+
+import (
+	"context"
+
+	"github.com/actorqueue/workqueue/actor"
+)
+
+// DoWorkPieceFunc does one piece of work.
+type DoWorkPieceFunc func(piece int)
+
+type options struct {
+	chunkSize int
+}
+
+// Options configures ParallelizeUntil.
+type Options func(*options)
+
+// WithChunkSize hands pieces to workers c at a time instead of one by one, which pays off when
+// pieces are many and small.
+func WithChunkSize(c int) func(*options) {
+	return func(o *options) { o.chunkSize = c }
+}
+
+// ParallelizeUntil calls doWorkPiece for every piece from 0 to pieces-1 on up to workers
+// goroutines and returns when all are done, or early, skipping the pieces not yet started, when
+// ctx is done. A panic in doWorkPiece is raised in the caller's goroutine.
+func ParallelizeUntil(ctx context.Context, workers, pieces int, doWorkPiece DoWorkPieceFunc, opts ...Options) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	actor.ParallelizeUntil(ctx, workers, pieces, doWorkPiece, o.chunkSize)
+}

@@ -1,0 +1,133 @@
+package workqueue
+
+import (
+	"github.com/actorqueue/workqueue/actor"
+	"github.com/actorqueue/workqueue/clock"
+	"github.com/actorqueue/workqueue/metrics"
+	"github.com/actorqueue/workqueue/queue"
+)
+
+// TypedInterface is a work queue: see the package documentation.
+type TypedInterface[T comparable] interface {
+	// Add marks item as needing processing. It does nothing after shutdown.
+	Add(item T)
+	// Len returns the number of items waiting to be processed. It is informational: by the
+	// time it returns, it may have changed.
+	Len() int
+	// Get blocks until an item can be processed and returns it. Once the queue is shut down and
+	// empty, it returns shutdown == true at once. Call Done with every item it returns.
+	Get() (item T, shutdown bool)
+	// Done marks item as processed; if it was added again meanwhile, it is queued again.
+	Done(item T)
+	// ShutDown makes the queue ignore new items. Workers still receive the queued items, then
+	// shutdown == true.
+	ShutDown()
+	// ShutDownWithDrain is ShutDown that also waits until no item is being processed.
+	ShutDownWithDrain()
+	// ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
+	ShuttingDown() bool
+}
+
+// Interface is TypedInterface[any].
+//
+// Deprecated: use TypedInterface instead.
+type Interface TypedInterface[any]
+
+// Clock is what a queue needs from a clock: Now, Since and After. The real and fake clocks of
+// k8s.io/utils/clock satisfy it.
+type Clock = clock.Clock
+
+// Queue is the storage of the items waiting in a queue, for queues that need an order other
+// than first-in-first-out. Its methods are always called from one goroutine at a time. A queue
+// calls a custom Queue from its own goroutine and makes callers wait while it runs, so that a
+// panic in it reaches the caller.
+type Queue[T comparable] = queue.Storage[T]
+
+// DefaultQueue returns the first-in-first-out storage that queues use by default.
+func DefaultQueue[T comparable]() Queue[T] { return new(queue.FIFO[T]) }
+
+// TypedQueueConfig configures a queue made by NewTypedWithConfig. The zero value is valid.
+type TypedQueueConfig[T comparable] struct {
+	// Name names the queue for its metrics. An unnamed queue records no metrics.
+	Name string
+	// MetricsProvider creates the queue's metrics instead of the global provider (SetProvider).
+	MetricsProvider MetricsProvider
+	// Clock is the queue's clock; nil means the real one.
+	Clock Clock
+	// Queue stores the waiting items; nil means DefaultQueue.
+	Queue Queue[T]
+}
+
+// QueueConfig is TypedQueueConfig[any].
+//
+// Deprecated: use TypedQueueConfig instead.
+type QueueConfig = TypedQueueConfig[any]
+
+// Typed is a work queue (see the package documentation). Create it with NewTyped or
+// NewTypedWithConfig; its methods are safe for simultaneous use by multiple goroutines.
+type Typed[T comparable] struct {
+	q *actor.Queue[T]
+}
+
+// Type is Typed[any].
+//
+// Deprecated: use Typed instead.
+type Type = Typed[any]
+
+// NewTyped returns a new, unnamed queue.
+func NewTyped[T comparable]() *Typed[T] { return NewTypedWithConfig(TypedQueueConfig[T]{}) }
+
+// NewTypedWithConfig returns a new queue configured by config.
+func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
+	return &Typed[T]{q: actor.New(actor.Config[T]{
+		Clock:   config.Clock,
+		Storage: config.Queue,
+		Metrics: metrics.Config{Name: config.Name, Provider: config.MetricsProvider},
+	})}
+}
+
+// New returns a new, unnamed queue of any.
+//
+// Deprecated: use NewTyped instead.
+func New() *Type { return NewWithConfig(QueueConfig{}) }
+
+// NewWithConfig returns a new queue of any configured by config.
+//
+// Deprecated: use NewTypedWithConfig instead.
+func NewWithConfig(config QueueConfig) *Type { return NewTypedWithConfig(config) }
+
+// NewNamed returns a new queue of any with the given name.
+//
+// Deprecated: use NewWithConfig instead.
+func NewNamed(name string) *Type { return NewWithConfig(QueueConfig{Name: name}) }
+
+// Add marks item as needing processing. It does nothing after shutdown. It panics if item
+// cannot be a map key.
+func (q *Typed[T]) Add(item T) { q.q.Add(item) }
+
+// Len returns the number of items waiting to be processed.
+func (q *Typed[T]) Len() int { return q.q.Len() }
+
+// Get blocks until an item can be processed and returns it. Once the queue is shut down and
+// empty, it returns shutdown == true at once. Call Done with every item it returns.
+func (q *Typed[T]) Get() (item T, shutdown bool) { return q.q.Get() }
+
+// Done marks item as processed; if it was added again meanwhile, it is queued again. Done of an
+// item that is not being processed does nothing.
+func (q *Typed[T]) Done(item T) { q.q.Done(item) }
+
+// ShutDown makes the queue ignore new items and ends any ShutDownWithDrain in progress. Workers
+// still receive the queued items, then shutdown == true. It returns once the queue's goroutine
+// has exited; calling it again does nothing.
+func (q *Typed[T]) ShutDown() { q.q.ShutDown() }
+
+// ShutDownWithDrain is ShutDown that first waits until no item is being processed. Workers must
+// call Done on every item they get, or it waits until ShutDown is called.
+func (q *Typed[T]) ShutDownWithDrain() { q.q.ShutDownWithDrain() }
+
+// ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
+func (q *Typed[T]) ShuttingDown() bool { return q.q.ShuttingDown() }
+
+// typed lets the constructors of delaying and rate-limiting queues find the queue inside one of
+// this package's queues, to share its goroutine.
+func (q *Typed[T]) typed() *Typed[T] { return q }

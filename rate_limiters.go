@@ -1,0 +1,163 @@
+package workqueue
+
+import (
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/actorqueue/workqueue/limiter"
+)
+
+// TypedRateLimiter decides how long an item waits before it is retried. A queue calls its rate
+// limiter from its own goroutine only; the limiters of this package hold no locks, so give each
+// queue its own (see package limiter).
+type TypedRateLimiter[T comparable] = limiter.RateLimiter[T]
+
+// RateLimiter is TypedRateLimiter[any].
+//
+// Deprecated: use TypedRateLimiter instead.
+type RateLimiter TypedRateLimiter[any]
+
+// DefaultTypedControllerRateLimiter returns the rate limiter controllers use by default: the
+// longer of a per-item exponential backoff (5ms doubling up to 1000s) and an overall token
+// bucket (10 retries per second, bursts of 100).
+func DefaultTypedControllerRateLimiter[T comparable]() TypedRateLimiter[T] {
+	return NewTypedMaxOfRateLimiter(
+		NewTypedItemExponentialFailureRateLimiter[T](5*time.Millisecond, 1000*time.Second),
+		&TypedBucketRateLimiter[T]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
+	)
+}
+
+// DefaultControllerRateLimiter is DefaultTypedControllerRateLimiter[any].
+//
+// Deprecated: use DefaultTypedControllerRateLimiter instead.
+func DefaultControllerRateLimiter() RateLimiter { return DefaultTypedControllerRateLimiter[any]() }
+
+// DefaultTypedItemBasedRateLimiter returns a per-item exponential backoff from 1ms doubling up
+// to 1000s.
+func DefaultTypedItemBasedRateLimiter[T comparable]() TypedRateLimiter[T] {
+	return NewTypedItemExponentialFailureRateLimiter[T](time.Millisecond, 1000*time.Second)
+}
+
+// DefaultItemBasedRateLimiter is DefaultTypedItemBasedRateLimiter[any].
+//
+// Deprecated: use DefaultTypedItemBasedRateLimiter instead.
+func DefaultItemBasedRateLimiter() RateLimiter { return DefaultTypedItemBasedRateLimiter[any]() }
+
+// TypedBucketRateLimiter is one token bucket for all items: every retry spends a token. Build
+// it as &TypedBucketRateLimiter[T]{Limiter: rate.NewLimiter(qps, burst)}.
+type TypedBucketRateLimiter[T comparable] = limiter.Bucket[T]
+
+// BucketRateLimiter is TypedBucketRateLimiter[any].
+//
+// Deprecated: use TypedBucketRateLimiter instead.
+type BucketRateLimiter = TypedBucketRateLimiter[any]
+
+// TypedItemBucketRateLimiter gives every item a token bucket of its own.
+type TypedItemBucketRateLimiter[T comparable] = limiter.ItemBucket[T]
+
+// ItemBucketRateLimiter is TypedItemBucketRateLimiter[any].
+type ItemBucketRateLimiter = TypedItemBucketRateLimiter[any]
+
+// NewTypedItemBucketRateLimiter returns a limiter that gives every item a token bucket
+// refilled at r tokens per second and holding up to burst tokens. It panics if r or burst is
+// negative.
+func NewTypedItemBucketRateLimiter[T comparable](r rate.Limit, burst int) *TypedItemBucketRateLimiter[T] {
+	return limiter.NewItemBucket[T](r, burst)
+}
+
+// NewItemBucketRateLimiter is NewTypedItemBucketRateLimiter[any].
+func NewItemBucketRateLimiter(r rate.Limit, burst int) *ItemBucketRateLimiter {
+	return NewTypedItemBucketRateLimiter[any](r, burst)
+}
+
+// TypedItemExponentialFailureRateLimiter waits baseDelay·2ⁿ before the (n+1)th retry of an
+// item, up to maxDelay.
+type TypedItemExponentialFailureRateLimiter[T comparable] = limiter.Exponential[T]
+
+// ItemExponentialFailureRateLimiter is TypedItemExponentialFailureRateLimiter[any].
+//
+// Deprecated: use TypedItemExponentialFailureRateLimiter instead.
+type ItemExponentialFailureRateLimiter = TypedItemExponentialFailureRateLimiter[any]
+
+// NewTypedItemExponentialFailureRateLimiter returns a limiter that waits baseDelay·2ⁿ before
+// the (n+1)th retry of an item, up to maxDelay. It panics if either delay is negative.
+func NewTypedItemExponentialFailureRateLimiter[T comparable](baseDelay time.Duration, maxDelay time.Duration) TypedRateLimiter[T] {
+	return limiter.NewExponential[T](baseDelay, maxDelay)
+}
+
+// NewItemExponentialFailureRateLimiter is NewTypedItemExponentialFailureRateLimiter[any].
+//
+// Deprecated: use NewTypedItemExponentialFailureRateLimiter instead.
+func NewItemExponentialFailureRateLimiter(baseDelay time.Duration, maxDelay time.Duration) RateLimiter {
+	return NewTypedItemExponentialFailureRateLimiter[any](baseDelay, maxDelay)
+}
+
+// TypedItemFastSlowRateLimiter retries an item quickly a number of times, then slowly.
+type TypedItemFastSlowRateLimiter[T comparable] = limiter.FastSlow[T]
+
+// ItemFastSlowRateLimiter is TypedItemFastSlowRateLimiter[any].
+//
+// Deprecated: use TypedItemFastSlowRateLimiter instead.
+type ItemFastSlowRateLimiter = TypedItemFastSlowRateLimiter[any]
+
+// NewTypedItemFastSlowRateLimiter returns a limiter that waits fastDelay for the first
+// maxFastAttempts failures of an item and slowDelay after that. It panics if either delay is
+// negative.
+func NewTypedItemFastSlowRateLimiter[T comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) TypedRateLimiter[T] {
+	return limiter.NewFastSlow[T](fastDelay, slowDelay, maxFastAttempts)
+}
+
+// NewItemFastSlowRateLimiter is NewTypedItemFastSlowRateLimiter[any].
+//
+// Deprecated: use NewTypedItemFastSlowRateLimiter instead.
+func NewItemFastSlowRateLimiter(fastDelay, slowDelay time.Duration, maxFastAttempts int) RateLimiter {
+	return NewTypedItemFastSlowRateLimiter[any](fastDelay, slowDelay, maxFastAttempts)
+}
+
+// TypedMaxOfRateLimiter answers with the longest wait of several limiters.
+type TypedMaxOfRateLimiter[T comparable] = limiter.MaxOf[T]
+
+// MaxOfRateLimiter is TypedMaxOfRateLimiter[any].
+//
+// Deprecated: use TypedMaxOfRateLimiter instead.
+type MaxOfRateLimiter = TypedMaxOfRateLimiter[any]
+
+// NewTypedMaxOfRateLimiter returns a limiter that asks every one of limiters and answers with
+// the longest wait. It panics if one of them is nil.
+func NewTypedMaxOfRateLimiter[T comparable](limiters ...TypedRateLimiter[T]) TypedRateLimiter[T] {
+	return limiter.NewMaxOf(limiters...)
+}
+
+// NewMaxOfRateLimiter is NewTypedMaxOfRateLimiter[any].
+//
+// Deprecated: use NewTypedMaxOfRateLimiter instead.
+func NewMaxOfRateLimiter(limiters ...TypedRateLimiter[any]) RateLimiter {
+	return NewTypedMaxOfRateLimiter(limiters...)
+}
+
+// TypedWithMaxWaitRateLimiter caps the waits of another limiter.
+type TypedWithMaxWaitRateLimiter[T comparable] = limiter.MaxWait[T]
+
+// WithMaxWaitRateLimiter is TypedWithMaxWaitRateLimiter[any].
+//
+// Deprecated: use TypedWithMaxWaitRateLimiter instead.
+type WithMaxWaitRateLimiter = TypedWithMaxWaitRateLimiter[any]
+
+// NewTypedWithMaxWaitRateLimiter returns limiter with its waits capped at maxDelay. It panics if
+// limiter is nil or maxDelay is negative.
+func NewTypedWithMaxWaitRateLimiter[T comparable](limiter TypedRateLimiter[T], maxDelay time.Duration) TypedRateLimiter[T] {
+	return newMaxWait(limiter, maxDelay)
+}
+
+// NewWithMaxWaitRateLimiter is NewTypedWithMaxWaitRateLimiter[any].
+//
+// Deprecated: use NewTypedWithMaxWaitRateLimiter instead.
+func NewWithMaxWaitRateLimiter(limiter RateLimiter, maxDelay time.Duration) RateLimiter {
+	return NewTypedWithMaxWaitRateLimiter[any](limiter, maxDelay)
+}
+
+// newMaxWait exists because the parameter named limiter, as in client-go, hides the package.
+func newMaxWait[T comparable](l TypedRateLimiter[T], maxDelay time.Duration) TypedRateLimiter[T] {
+	return limiter.NewMaxWait(l, maxDelay)
+}
