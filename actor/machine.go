@@ -6,6 +6,7 @@ import (
 
 	"github.com/actorqueue/workqueue/clock"
 	"github.com/actorqueue/workqueue/delay"
+	"github.com/actorqueue/workqueue/internal/mutant"
 	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
 	"github.com/actorqueue/workqueue/queue"
@@ -202,7 +203,7 @@ func (m *machine[T]) shutDown(drain bool, reply chan result[T]) bool {
 		m.releaseDrainers()
 		return false
 	}
-	if m.state.Processing() == 0 {
+	if m.state.Processing() == 0 || mutant.Active(mutant.EarlyDrain) {
 		return false
 	}
 	m.drainers = append(m.drainers, reply)

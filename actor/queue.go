@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/clock"
+	"github.com/actorqueue/workqueue/internal/mutant"
 	"github.com/actorqueue/workqueue/metrics"
 	"github.com/actorqueue/workqueue/queue"
 )
@@ -123,6 +124,9 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 	}
 	// The instant is read here, in the caller, so that a fake clock stepped right after the
 	// call measures the delay from the call, as in client-go.
+	if mutant.Active(mutant.EarlyDelay) {
+		delay /= 2
+	}
 	q.post(command[T]{op: opAddAfter, item: item, at: q.clock.Now().Add(delay)})
 }
 

@@ -183,14 +183,14 @@ func TestOnClock(t *testing.T) {
 
 type stoppedClock struct{}
 
-func (*stoppedClock) Now() time.Time                      { return time.Time{} }
-func (*stoppedClock) Since(time.Time) time.Duration       { return 0 }
+func (*stoppedClock) Now() time.Time                       { return time.Time{} }
+func (*stoppedClock) Since(time.Time) time.Duration        { return 0 }
 func (*stoppedClock) After(time.Duration) <-chan time.Time { return nil }
 
 type uncomparableClock struct{ _ []int }
 
-func (uncomparableClock) Now() time.Time                      { return time.Time{} }
-func (uncomparableClock) Since(time.Time) time.Duration       { return 0 }
+func (uncomparableClock) Now() time.Time                       { return time.Time{} }
+func (uncomparableClock) Since(time.Time) time.Duration        { return 0 }
 func (uncomparableClock) After(time.Duration) <-chan time.Time { return nil }
 
 func TestHashMayPanic(t *testing.T) {
@@ -207,7 +207,10 @@ func TestHashMayPanic(t *testing.T) {
 		want bool
 	}{
 		{0, false}, {"", false}, {plain{}, false}, {[3]plain{}, false}, {&withInterface{}, false},
-		{withInterface{}, true}, {[2]withInterface{}, true}, {struct{ p plain; e error }{}, true},
+		{withInterface{}, true}, {[2]withInterface{}, true}, {struct {
+			p plain
+			e error
+		}{}, true},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, hashMayPanic(reflect.TypeOf(tt.v)), "%T", tt.v)

@@ -96,7 +96,7 @@ func TestExponentialManagerResets(t *testing.T) {
 		{7 * time.Second, 8 * time.Second},
 		{15 * time.Second, 10 * time.Second}, // capped
 		{25 * time.Second, 10 * time.Second},
-		{25*time.Second + time.Minute, 10 * time.Second},   // exactly resetDuration later: no reset
+		{25*time.Second + time.Minute, 10 * time.Second},  // exactly resetDuration later: no reset
 		{25*time.Second + 2*time.Minute + 1, time.Second}, // more than resetDuration later: reset
 		{26*time.Second + 2*time.Minute, 2 * time.Second},
 	}
@@ -151,6 +151,6 @@ func TestBackoffUntilStopped(t *testing.T) {
 // fixedClock is a Clock frozen at one instant; Next takes the time as an argument anyway.
 type fixedClock struct{ now time.Time }
 
-func (c fixedClock) Now() time.Time                      { return c.now }
-func (c fixedClock) Since(t time.Time) time.Duration     { return c.now.Sub(t) }
+func (c fixedClock) Now() time.Time                       { return c.now }
+func (c fixedClock) Since(t time.Time) time.Duration      { return c.now.Sub(t) }
 func (c fixedClock) After(time.Duration) <-chan time.Time { return nil }

@@ -21,6 +21,8 @@
 // reservation up to n has been taken, because getters receive reservations in order.
 package queue
 
+import "github.com/actorqueue/workqueue/internal/mutant"
+
 // status is where an item is in the machine. An item absent from the map is unknown.
 type status uint8
 
@@ -64,8 +66,15 @@ func (s *State[T]) Add(item T) bool {
 		s.status[item] = queued
 		return true
 	case queued:
+		if mutant.Active(mutant.NoDedup) {
+			s.storage.Push(item)
+			return true
+		}
 		s.storage.Touch(item)
 	case processing:
+		if mutant.Active(mutant.LostReAdd) {
+			return true
+		}
 		s.status[item] = requeue
 		return true
 	}
@@ -79,7 +88,7 @@ func (s *State[T]) Reserve() (item T, seq uint64, ok bool) {
 		return item, 0, false
 	}
 	item = s.storage.Pop()
-	if s.status[item] != queued {
+	if s.status[item] != queued && !mutant.Active(mutant.NoDedup) && !mutant.Active(mutant.DoubleRequeue) {
 		panic("workqueue: the queue's storage popped an item it was not holding")
 	}
 	s.status[item] = reserved
@@ -112,6 +121,9 @@ func (s *State[T]) Done(item T) bool {
 		delete(s.status, item)
 	case requeue:
 		s.storage.Push(item)
+		if mutant.Active(mutant.DoubleRequeue) {
+			s.storage.Push(item)
+		}
 		s.status[item] = queued
 	default:
 		return false
