@@ -1,0 +1,19 @@
+// Package fuzz holds the library's coverage-guided fuzz targets; it has no code of its own
+// outside its tests. Each target decodes its input into calls on one part of the library and
+// checks every answer against a reference:
+//
+//   - FuzzQueue drives the three kinds of queue, built every way the root package allows, and
+//     a reference queue written with a mutex after client-go's design, through the same calls,
+//     and compares every answer, every Get and every shutdown, at the fake instant it happens.
+//   - FuzzBadInput does the same with items of type any that include unhashable values,
+//     extreme delays and rate limiters built from arbitrary numbers.
+//   - FuzzDelayHeap compares the delay heap with a sorted slice and with container/heap.
+//   - FuzzRateLimiters and FuzzBackoff compare the rate limiters and the backoff with their
+//     formulas.
+//
+// The queue targets run every input in a testing/synctest bubble, so time is fake and each
+// input replays the same way. The seed corpus, and every crasher found, lives in
+// testdata/fuzz/<target>/ and runs with plain go test. To fuzz one target for an hour:
+//
+//	go test -run '^$' -fuzz '^FuzzQueue$' -fuzztime 1h ./fuzz/
+package fuzz

@@ -1,0 +1,104 @@
+package fuzz
+
+import (
+	"github.com/actorqueue/workqueue"
+)
+
+// level is how much of the rate-limiting queue's interface a kind of queue has.
+type level int
+
+const (
+	plain        level = iota // TypedInterface
+	delaying                  // TypedDelayingInterface
+	rateLimiting              // TypedRateLimitingInterface
+)
+
+// subject is one way to build a queue through the root package. Every way the package
+// offers to build a queue runs different code: read ahead or not, waiting for the owner or
+// not, one goroutine or two, the limiter in the owner or behind a mutex.
+type subject[T comparable] struct {
+	name  string
+	level level
+	build func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T]
+}
+
+// subjects returns every way to build a queue of T.
+func subjects[T comparable]() []subject[T] {
+	return []subject[T]{
+		{"NewTyped", plain, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+			return workqueue.NewTyped[T]()
+		}},
+		{"NewTypedWithConfig(custom storage)", plain, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+			return workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[T]{Queue: new(sliceStorage[T])})
+		}},
+		{"NewTypedWithConfig(metrics)", plain, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+			return workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[T]{Name: "fuzz", MetricsProvider: quietMetrics{}})
+		}},
+		{"NewTypedDelayingQueue", delaying, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+			return workqueue.NewTypedDelayingQueue[T]()
+		}},
+		{"NewTypedDelayingQueueWithConfig(queue of this package)", delaying, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+			return workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[T]{Queue: workqueue.NewTyped[T]()})
+		}},
+		{"NewTypedDelayingQueueWithConfig(foreign queue)", delaying, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+			return workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[T]{Queue: foreign[T]{workqueue.NewTyped[T]()}})
+		}},
+		{"NewTypedRateLimitingQueue", rateLimiting, func(l workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+			return workqueue.NewTypedRateLimitingQueue(l)
+		}},
+		{"NewTypedRateLimitingQueueWithConfig(metrics)", rateLimiting, func(l workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+			return workqueue.NewTypedRateLimitingQueueWithConfig(l, workqueue.TypedRateLimitingQueueConfig[T]{Name: "fuzz", MetricsProvider: quietMetrics{}})
+		}},
+		{"NewTypedRateLimitingQueueWithConfig(foreign delaying queue)", rateLimiting, func(l workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+			return workqueue.NewTypedRateLimitingQueueWithConfig(l, workqueue.TypedRateLimitingQueueConfig[T]{
+				DelayingQueue: foreignDelaying[T]{workqueue.NewTypedDelayingQueue[T]()},
+			})
+		}},
+	}
+}
+
+// foreign hides that a queue comes from this package, as a queue of another package would
+// look: only the interface's methods are promoted.
+type foreign[T comparable] struct{ workqueue.TypedInterface[T] }
+
+// foreignDelaying is foreign for a delaying queue.
+type foreignDelaying[T comparable] struct {
+	workqueue.TypedDelayingInterface[T]
+}
+
+// sliceStorage is a first-in-first-out storage of another package: a queue given it does not
+// read ahead and makes callers wait for every command.
+type sliceStorage[T comparable] struct{ items []T }
+
+func (s *sliceStorage[T]) Touch(T)     {}
+func (s *sliceStorage[T]) Push(item T) { s.items = append(s.items, item) }
+func (s *sliceStorage[T]) Len() int    { return len(s.items) }
+func (s *sliceStorage[T]) Pop() (item T) {
+	item, s.items = s.items[0], s.items[1:]
+	return item
+}
+
+// quietMetrics is a metrics provider that records nothing; a queue given it still runs its
+// metrics code, and makes callers wait for every command.
+type quietMetrics struct{}
+
+type quietMetric struct{}
+
+func (quietMetric) Inc()            {}
+func (quietMetric) Dec()            {}
+func (quietMetric) Set(float64)     {}
+func (quietMetric) Observe(float64) {}
+
+func (quietMetrics) NewDepthMetric(string) workqueue.GaugeMetric       { return quietMetric{} }
+func (quietMetrics) NewAddsMetric(string) workqueue.CounterMetric      { return quietMetric{} }
+func (quietMetrics) NewLatencyMetric(string) workqueue.HistogramMetric { return quietMetric{} }
+func (quietMetrics) NewRetriesMetric(string) workqueue.CounterMetric   { return quietMetric{} }
+func (quietMetrics) NewWorkDurationMetric(string) workqueue.HistogramMetric {
+	return quietMetric{}
+}
+func (quietMetrics) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return quietMetric{}
+}
+func (quietMetrics) NewLongestRunningProcessorSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return quietMetric{}
+}
