@@ -19,29 +19,27 @@
 // item still counts as waiting: it is in [State.Len], and adding it again is a no-op, exactly
 // as for an item in storage. Taking is by prefix: once a getter has taken reservation n, every
 // reservation up to n has been taken, because getters receive reservations in order.
+//
+// A getter that takes a reservation tells the owner through the same ordered channel as every
+// other command, so the machine always sees a take in its place among the adds and dones.
 package queue
 
 import "github.com/actorqueue/workqueue/internal/mutant"
 
-// status is where an item is in the machine. An item absent from the map is unknown.
-type status uint8
-
-const (
-	absent     status = iota
-	queued            // in storage
-	reserved          // popped from storage for a getter, not yet taken: still counts as queued
-	processing        // taken by a getter, Done not yet called
-	requeue           // processing, and added again since: goes back into storage on Done
-)
-
 // State is the state machine of one queue. Create it with [New]. It is not safe for concurrent
 // use: one goroutine at a time owns it.
+//
+// Items waiting and items being processed are kept in two maps, as client-go keeps its dirty
+// and processing sets: the waiting map grows with the backlog, while the processing map stays
+// as small as the number of workers, so the calls made for every item being worked on stay in
+// cache.
 type State[T comparable] struct {
 	storage    Storage[T]
-	status     map[T]status // every item the machine knows, with where it is
-	reserved   FIFO[T]      // reserved items, oldest reservation first
-	nextSeq    uint64       // the reservation number Reserve will give next; the first is 1
-	processing int          // items in status processing or requeue
+	custom     bool           // storage is not a FIFO: it may reorder, and wants Touch calls
+	waiting    map[T]struct{} // items in storage or reserved
+	processing map[T]bool     // items taken and not done; true once added again since
+	reserved   FIFO[T]        // reserved items, oldest reservation first
+	nextSeq    uint64         // the reservation number Reserve will give next; the first is 1
 }
 
 // New returns an empty machine that keeps waiting items in storage, or in a [FIFO] when storage
@@ -50,33 +48,58 @@ func New[T comparable](storage Storage[T]) *State[T] {
 	if storage == nil {
 		storage = new(FIFO[T])
 	}
-	return &State[T]{storage: storage, status: make(map[T]status), nextSeq: 1}
+	_, fifo := storage.(*FIFO[T])
+	return &State[T]{
+		storage:    storage,
+		custom:     !fifo,
+		waiting:    make(map[T]struct{}),
+		processing: make(map[T]bool),
+		nextSeq:    1,
+	}
 }
 
 // Add marks item as needing processing. It reports whether the item became newly pending,
 // which is when client-go counts an add in its metrics: true for an unknown item (now queued)
 // and for an item being processed (now to be processed again after Done); false when the item
-// is already waiting or already due to be processed again.
+// is already waiting or already due again. A custom storage is touched when an item it holds
+// is added again.
 //
 // If the storage panics in Push or Touch, the machine is left as it was.
 func (s *State[T]) Add(item T) bool {
-	switch s.status[item] {
-	case absent:
-		s.storage.Push(item)
-		s.status[item] = queued
+	if again, ok := s.processing[item]; ok {
+		if again {
+			return false // already due again
+		}
+		if !mutant.Active(mutant.LostReAdd) {
+			s.processing[item] = true
+		}
 		return true
-	case queued:
-		if mutant.Active(mutant.NoDedup) {
-			s.storage.Push(item)
+	}
+	if _, ok := s.waiting[item]; ok && !mutant.Active(mutant.NoDedup) {
+		if s.custom && !s.isReserved(item) {
+			s.storage.Touch(item)
+		}
+		return false
+	}
+	s.storage.Push(item)
+	s.waiting[item] = struct{}{}
+	return true
+}
+
+// isWaiting reports whether item is in storage or reserved.
+func (s *State[T]) isWaiting(item T) bool {
+	_, ok := s.waiting[item]
+	return ok
+}
+
+// isReserved reports whether item is reserved. It looks through the reservations, which only a
+// custom storage needs, on a repeated add; a custom storage has few reservations, since it is
+// reserved from only for getters that wait.
+func (s *State[T]) isReserved(item T) bool {
+	for i := range s.reserved.Len() {
+		if s.reserved.At(i) == item {
 			return true
 		}
-		s.storage.Touch(item)
-	case processing:
-		if mutant.Active(mutant.LostReAdd) {
-			return true
-		}
-		s.status[item] = requeue
-		return true
 	}
 	return false
 }
@@ -88,10 +111,9 @@ func (s *State[T]) Reserve() (item T, seq uint64, ok bool) {
 		return item, 0, false
 	}
 	item = s.storage.Pop()
-	if s.status[item] != queued && !mutant.Active(mutant.NoDedup) && !mutant.Active(mutant.DoubleRequeue) {
+	if s.custom && !s.isWaiting(item) {
 		panic("workqueue: the queue's storage popped an item it was not holding")
 	}
-	s.status[item] = reserved
 	s.reserved.Push(item)
 	seq = s.nextSeq
 	s.nextSeq++
@@ -105,8 +127,8 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 		return item, false
 	}
 	item = s.reserved.Pop()
-	s.status[item] = processing
-	s.processing++
+	delete(s.waiting, item)
+	s.processing[item] = false
 	return item, true
 }
 
@@ -116,19 +138,18 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 //
 // If the storage panics in Push, the item stays in processing, so Done may be called again.
 func (s *State[T]) Done(item T) bool {
-	switch s.status[item] {
-	case processing:
-		delete(s.status, item)
-	case requeue:
+	again, ok := s.processing[item]
+	if !ok {
+		return false
+	}
+	if again {
 		s.storage.Push(item)
 		if mutant.Active(mutant.DoubleRequeue) {
 			s.storage.Push(item)
 		}
-		s.status[item] = queued
-	default:
-		return false
+		s.waiting[item] = struct{}{}
 	}
-	s.processing--
+	delete(s.processing, item)
 	return true
 }
 
@@ -136,8 +157,8 @@ func (s *State[T]) Done(item T) bool {
 // queue length.
 func (s *State[T]) Len() int { return s.storage.Len() + s.reserved.Len() }
 
-// Reserved returns the number of reserved items not yet taken.
-func (s *State[T]) Reserved() int { return s.reserved.Len() }
+// Reservations returns the number of reserved items not yet taken.
+func (s *State[T]) Reservations() int { return s.reserved.Len() }
 
 // Processing returns the number of items handed out and not yet done.
-func (s *State[T]) Processing() int { return s.processing }
+func (s *State[T]) Processing() int { return len(s.processing) }

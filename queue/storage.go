@@ -43,6 +43,14 @@ func (f *FIFO[T]) Push(item T) {
 // Len returns the number of items.
 func (f *FIFO[T]) Len() int { return f.n }
 
+// At returns the item at position i, counting from the front. It panics if i is out of range.
+func (f *FIFO[T]) At(i int) T {
+	if i < 0 || i >= f.n {
+		panic("workqueue: FIFO position out of range")
+	}
+	return f.ring[(f.head+i)&(len(f.ring)-1)]
+}
+
 // Pop removes and returns the front item. It panics if the FIFO is empty.
 func (f *FIFO[T]) Pop() T {
 	if f.n == 0 {
