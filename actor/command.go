@@ -12,7 +12,7 @@ const (
 	opForget                   // item, lim
 	opNumRequeues              // item, lim; answers n
 	opWant                     // a getter waits (storage that is not read ahead)
-	opTaken                    // a getter took reservations up to seq
+	opTaken                    // a getter took an item: apply its stamp now (for metrics)
 	opDone                     // item
 	opLen                      // answers n
 	opGet                      // answers an item or shutdown; used once shutting down
@@ -24,7 +24,7 @@ type command[T comparable] struct {
 	op    op
 	drain bool
 	item  T
-	seq   uint64
+	taken uint64 // the watermark of takes when the command was sent (see mailbox)
 	at    time.Time
 	lim   *Limiter[T]
 	reply chan result[T]

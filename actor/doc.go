@@ -5,21 +5,26 @@
 //
 // # Mailbox
 //
-// Every command travels through one buffered channel, the mailbox, so the owner applies
-// commands in the order callers sent them: once Add returns, a Len or a Get that starts
-// later, on any goroutine, sees the item. A command that answers (Len, NumRequeues, ShutDown)
-// carries its own reply channel, buffered, so the owner never waits on a caller. The others
-// (Add, Done, AddAfter) return as soon as they are in the mailbox. The owner drains the mailbox
-// in batches and sleeps in a select on it and on one timer; an idle queue makes no wake-ups.
+// Every command travels through one mailbox, so the owner applies commands in the order
+// callers sent them: once Add returns, a Len or a Get that starts later, on any goroutine, sees
+// the item. A caller's command is appended under a lock held for that one append; it never
+// waits for room. The owner takes every pending command at once, applies them, and sleeps on a
+// wake-up channel and one timer when there are none: an idle queue makes no wake-ups and holds
+// no mailbox buffer. A command that answers (Len, NumRequeues, ShutDown) carries its own reply
+// channel, buffered, so the owner never waits on a caller; the others return once appended.
 //
 // # Handing out items
 //
-// Items reach getters through a second buffered channel, ready. The owner reserves the next
-// items in order and puts them there before anyone asks; a getter takes one and tells the
-// owner which reservation it took before Get returns. Until then the item still counts as
-// waiting, which keeps Get stingy and linearizable (see package queue). A storage that may
-// reorder its items (any storage but the built-in FIFO) is not read ahead: each getter asks
-// for one item, and only then does the owner reserve it.
+// Items reach getters through a buffered channel, ready. The owner reserves the next items in
+// order and puts them there before anyone asks (package queue explains the two steps of a
+// get). A getter that takes an item sends no command: it raises a watermark, the highest
+// reservation taken so far, and every command appended afterwards carries the watermark it
+// read while holding the mailbox lock. The owner starts the reservations a command's stamp
+// covers before applying the command. So a take and a command are ordered exactly as they
+// happened: an Add sent before a Get finds its item still waiting, an Add sent after finds it
+// in processing. This keeps Get stingy and linearizable without a message per Get. A storage
+// that may reorder its items (any storage but the built-in FIFO) is not read ahead: each
+// getter asks for one item, and only then does the owner reserve it.
 //
 // # Shutdown and handover
 //

@@ -27,8 +27,9 @@ type machine[T comparable] struct {
 	forward func(T) // when set, items go here instead of into state
 
 	ready    chan handoff[T]
-	closing  chan struct{} // closed when shutdown begins
-	stopping *atomic.Bool  // shuttingDown, for readers outside the owner
+	taken    *atomic.Uint64 // the watermark of takes (see mailbox)
+	closing  chan struct{}  // closed when shutdown begins
+	stopping *atomic.Bool   // shuttingDown, for readers outside the owner
 
 	readAhead    bool // reserve items before getters ask
 	wanted       int  // getters waiting for an item, when not reading ahead
@@ -42,7 +43,8 @@ type machine[T comparable] struct {
 
 // exec applies c and answers its caller, if one waits. A panic while applying c is answered
 // instead; with nobody waiting, it is stashed for the next caller that waits.
-func (m *machine[T]) exec(c command[T]) {
+func (m *machine[T]) exec(c *command[T]) {
+	m.take(c.taken) // the takes that happened before c
 	var r result[T]
 	parked := false
 	defer func() {
@@ -87,7 +89,7 @@ func (m *machine[T]) guard(f func()) {
 }
 
 // apply carries out c. It reports parked when the answer is deferred (a drain that must wait).
-func (m *machine[T]) apply(c command[T]) (r result[T], parked bool) {
+func (m *machine[T]) apply(c *command[T]) (r result[T], parked bool) {
 	switch c.op {
 	case opAdd:
 		m.add(c.item)
@@ -111,8 +113,7 @@ func (m *machine[T]) apply(c command[T]) (r result[T], parked bool) {
 		if !m.shuttingDown {
 			m.wanted++
 		}
-	case opTaken:
-		m.take(c.seq)
+	case opTaken: // the stamp did it
 	case opDone:
 		m.done(c.item)
 	case opLen:
@@ -129,14 +130,17 @@ func (m *machine[T]) apply(c command[T]) (r result[T], parked bool) {
 func (m *machine[T]) add(item T) {
 	switch {
 	case m.shuttingDown:
+		return
 	case m.forward != nil:
 		m.forward(item)
-	case m.state.Add(item) && m.metrics.Enabled():
+		return
+	}
+	if m.state.Add(item) && m.metrics.Enabled() {
 		m.metrics.Added(item, m.clock.Now())
 	}
 }
 
-// take starts every reservation up to upTo.
+// take starts every reservation up to upTo that is not started yet.
 func (m *machine[T]) take(upTo uint64) {
 	for {
 		item, ok := m.state.TakeNext(upTo)
@@ -175,6 +179,7 @@ func (m *machine[T]) getNow() result[T] {
 		if h.fault != nil {
 			panic(h.fault)
 		}
+		raise(m.taken, h.seq) // for the commands still to be stamped
 		m.take(h.seq)
 		return result[T]{item: h.item}
 	default:
@@ -183,6 +188,7 @@ func (m *machine[T]) getNow() result[T] {
 	if !ok {
 		return result[T]{shutdown: true}
 	}
+	raise(m.taken, seq)
 	m.take(seq)
 	return result[T]{item: item}
 }

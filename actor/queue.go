@@ -13,8 +13,6 @@ import (
 )
 
 const (
-	// mailboxSize is how many commands may wait for the owner before senders block.
-	mailboxSize = 128
 	// readySize is how many reserved items may wait in ready for a getter.
 	readySize = 32
 	// batchSize is how many commands the owner applies before it looks at the clock again, so
@@ -42,7 +40,7 @@ type Config[T comparable] struct {
 // safe for simultaneous use by multiple goroutines, and none blocks after shutdown except
 // ShutDownWithDrain, which waits for processing to end as documented.
 type Queue[T comparable] struct {
-	mailbox  chan command[T]
+	mailbox  mailbox[T]
 	ready    chan handoff[T]
 	closing  chan struct{} // closed when shutdown begins
 	handover chan struct{} // closed when the owner has given up the state
@@ -57,6 +55,12 @@ type Queue[T comparable] struct {
 	replies sync.Pool  // chan result[T], buffer 1
 	tomb    sync.Mutex // held by whoever applies commands after the handover
 	m       machine[T]
+
+	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it
+	// sits on a cache line of its own, away from the fields every caller reads.
+	_     [64]byte
+	taken atomic.Uint64
+	_     [56]byte
 }
 
 // New starts a queue's owner goroutine and returns the queue.
@@ -72,7 +76,6 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	fifo = fifo || c.Storage == nil
 	meters := metrics.New[T](c.Metrics)
 	q := &Queue[T]{
-		mailbox:   make(chan command[T], mailboxSize),
 		ready:     make(chan handoff[T], readySize),
 		closing:   make(chan struct{}),
 		handover:  make(chan struct{}),
@@ -82,6 +85,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 		waits:     !fifo || meters.Enabled(),
 		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
 	}
+	q.mailbox = newMailbox[T](&q.taken)
 	q.replies.New = func() any { return make(chan result[T], 1) }
 	q.m = machine[T]{
 		state:     queue.New(c.Storage),
@@ -89,6 +93,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 		clock:     q.clock,
 		forward:   c.Forward,
 		ready:     q.ready,
+		taken:     &q.taken,
 		closing:   q.closing,
 		stopping:  &q.stopping,
 		readAhead: fifo,
@@ -162,25 +167,38 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 	}
 	select {
 	case h := <-q.ready:
-		return q.taken(h), false
+		return q.take(h), false
 	default:
 	}
 	select {
 	case h := <-q.ready:
-		return q.taken(h), false
+		return q.take(h), false
 	case <-q.closing:
 		r := q.call(command[T]{op: opGet})
 		return r.item, r.shutdown
 	}
 }
 
-// taken tells the owner that this getter took h, and returns its item.
-func (q *Queue[T]) taken(h handoff[T]) T {
+// take records that this getter took h, and returns its item. Raising the watermark is the
+// whole of it: every command sent from now on carries the take in its stamp (see mailbox). A
+// queue whose owner runs foreign code also has it applied before Get returns, so that the
+// metrics are current and a panic reaches this caller.
+func (q *Queue[T]) take(h handoff[T]) T {
 	if h.fault != nil {
 		panic(h.fault)
 	}
-	q.post(command[T]{op: opTaken, seq: h.seq})
+	raise(&q.taken, h.seq)
+	if q.waits {
+		q.call(command[T]{op: opTaken})
+	}
 	return h.item
+}
+
+// raise raises the watermark w to at least seq.
+func raise(w *atomic.Uint64, seq uint64) {
+	for seen := w.Load(); seen < seq && !w.CompareAndSwap(seen, seq); {
+		seen = w.Load()
+	}
 }
 
 // Done ends the processing of item; if item was added again meanwhile, it waits again. Done of
@@ -258,7 +276,7 @@ func (q *Queue[T]) send(c command[T]) {
 		return
 	default:
 	}
-	q.mailbox <- c
+	q.mailbox.put(c)
 	// The owner closes handover before its last look at the mailbox. If handover is still open
 	// here, that look is yet to come and will find c; if it is closed, c may have arrived too
 	// late, and settle applies it.
@@ -275,18 +293,17 @@ func (q *Queue[T]) settle(c *command[T]) {
 	defer q.tomb.Unlock()
 	q.drainMailbox()
 	if c != nil {
-		q.m.exec(*c)
+		c.taken = q.taken.Load() // applied now, so stamped now
+		q.m.exec(c)
 	}
 }
 
 // drainMailbox applies every command in the mailbox.
 func (q *Queue[T]) drainMailbox() {
-	for {
-		select {
-		case c := <-q.mailbox:
-			q.m.exec(c)
-		default:
-			return
+	for batch := q.mailbox.take(); batch != nil; batch = q.mailbox.take() {
+		for i := range batch {
+			q.m.exec(&batch[i])
 		}
+		q.mailbox.recycle(batch)
 	}
 }

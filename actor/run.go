@@ -12,33 +12,32 @@ func (q *Queue[T]) run() {
 	q.handOver()
 }
 
-// turn waits for a command or the alarm, applies a batch of commands, releases the delayed
-// items that are due, refills ready and re-arms the alarm.
+// turn takes the pending commands, or sleeps until a command or the alarm comes; applies them,
+// releasing the delayed items that fall due after every batchSize commands, so that a flood of
+// commands cannot hold them back; then refills ready and re-arms the alarm.
 func (q *Queue[T]) turn(a *alarm) {
 	m := &q.m
-	select {
-	case c := <-q.mailbox:
-		m.exec(c)
-		q.applyBatch()
-	case <-a.c:
-		a.fired()
+	commands := q.mailbox.take()
+	if commands == nil {
+		select {
+		case <-q.mailbox.wake:
+		case <-a.c:
+			a.fired()
+		}
+		commands = q.mailbox.take()
+	}
+	for i := range commands {
+		m.exec(&commands[i])
+		if (i+1)%batchSize == 0 {
+			m.wake()
+		}
+	}
+	if commands != nil {
+		q.mailbox.recycle(commands)
 	}
 	m.wake()
 	m.refill()
 	a.set(m.deadline())
-}
-
-// applyBatch applies the commands waiting in the mailbox, up to a batch, so that a flood of
-// commands cannot hold back the delayed items that fall due.
-func (q *Queue[T]) applyBatch() {
-	for range batchSize - 1 {
-		select {
-		case c := <-q.mailbox:
-			q.m.exec(c)
-		default:
-			return
-		}
-	}
 }
 
 // handOver gives the state up: from now on callers apply their own commands (see send).

@@ -15,26 +15,25 @@ import (
 	"github.com/actorqueue/workqueue/queue"
 )
 
-// TestAFloodCannotHoldBackDueItems: with more commands waiting than a batch, one turn applies
-// a batch, then releases the delayed items that are due.
+// TestAFloodCannotHoldBackDueItems: with more commands waiting than a batch, the owner releases
+// the delayed items that are due after every batch, not after the whole flood.
 func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newQueue(Config[int]{}) // the owner is not running: the test turns it by hand
+		q.m.readAhead = false        // keep every item in storage, in order
 		q.m.waiting.Schedule(-1, time.Now())
-		// Senders blocked on a full mailbox refill it as the owner receives, whatever the
-		// scheduler does: far more than a batch is waiting.
-		for i := range mailboxSize + 300 {
-			go func() { q.mailbox <- command[int]{op: opAdd, item: i} }()
+		const flood = 3*batchSize + 10
+		for i := range flood {
+			q.mailbox.put(command[int]{op: opAdd, item: i})
 		}
-		synctest.Wait()
 		var a alarm
 		q.turn(&a)
-		assert.Equal(t, batchSize+1, q.m.state.Len(), "a batch of adds, and the due item")
-		for range mailboxSize + 300 - batchSize { // the rest still waits
-			<-q.mailbox
+		var order []int
+		for item, _, ok := q.m.state.Reserve(); ok; item, _, ok = q.m.state.Reserve() {
+			order = append(order, item)
 		}
-		synctest.Wait()
-		assert.Empty(t, q.mailbox)
+		require.Len(t, order, flood+1)
+		assert.Equal(t, -1, order[batchSize], "the due item comes right after the first batch")
 	})
 }
 
@@ -217,4 +216,29 @@ func TestHashMayPanic(t *testing.T) {
 	}
 	var item any = 1
 	assert.Equal(t, true, hashMayPanic(reflect.TypeOf(&item).Elem()))
+}
+
+// TestTakeIsOrderedWithCommands: an item handed ahead to ready, then added again before a
+// getter takes it, is processed once. The getter's take reaches the owner after the second
+// Add, as it happened after it.
+func TestTakeIsOrderedWithCommands(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(Config[string]{}) // the owner is not running: the test turns it by hand
+		var a alarm
+		q.Add("web")
+		q.turn(&a) // web is reserved and waits in ready
+		q.Add("web")
+		got := make(chan string)
+		go func() {
+			item, _ := q.Get()
+			got <- item
+		}()
+		synctest.Wait() // the getter took web; its news is in the mailbox, behind the Add
+		q.turn(&a)
+		assert.Equal(t, "web", <-got)
+		q.Done("web")
+		q.turn(&a)
+		assert.Equal(t, 0, q.m.state.Len(), "the second Add merged with the first")
+		assert.Equal(t, 0, q.m.state.Processing())
+	})
 }

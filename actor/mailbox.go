@@ -1,0 +1,79 @@
+package actor
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// mailbox carries commands from callers to the owner, in the order they were put. A caller's
+// put never blocks: it appends under a lock held for that one append. The owner takes every
+// pending command at once, so under load it pays for the lock once per batch, not once per
+// command, and callers never wait for a full buffer. The lock guards the mailbox only; the
+// queue's state is never touched under it.
+//
+// The mailbox also orders commands with takes. Getters do not send a command when they take
+// an item: they raise the watermark taken (the highest reservation taken so far). put stamps
+// each command with the watermark it reads while holding the lock, so the stamps grow in
+// mailbox order, and a take happened before a command exactly when the command's stamp covers
+// it. The owner applies the takes a stamp covers before the command itself.
+//
+// When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
+// token on wake. An idle queue has no mailbox buffer at all.
+type mailbox[T comparable] struct {
+	mu       sync.Mutex
+	pending  []command[T] // put, not yet taken
+	spare    []command[T] // a taken batch's buffer, emptied, for reuse
+	sleeping bool         // the owner found the mailbox empty and waits on wake
+	wake     chan struct{}
+	taken    *atomic.Uint64 // the watermark of takes
+}
+
+func newMailbox[T comparable](taken *atomic.Uint64) mailbox[T] {
+	return mailbox[T]{wake: make(chan struct{}, 1), taken: taken}
+}
+
+// put stamps c with the watermark of takes, appends it and wakes the owner if it sleeps.
+func (b *mailbox[T]) put(c command[T]) {
+	b.mu.Lock()
+	c.taken = b.taken.Load()
+	b.pending = append(b.pending, c)
+	wake := b.sleeping
+	b.sleeping = false
+	b.mu.Unlock()
+	if wake {
+		select {
+		case b.wake <- struct{}{}:
+		default: // a token is already waiting
+		}
+	}
+}
+
+// take returns every pending command, oldest first, or nil after marking the owner asleep:
+// the owner must then wait on wake before taking again. Only the owner calls take and
+// recycle (after the handover, the caller holding the handover lock).
+func (b *mailbox[T]) take() []command[T] {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.pending) == 0 {
+		b.sleeping = true
+		return nil
+	}
+	batch := b.pending
+	b.pending, b.spare = b.spare, nil
+	return batch
+}
+
+// recycle gives back a batch the owner has applied, for reuse, unless the buffer is far larger
+// than the batch was, so that a burst does not pin its memory.
+func (b *mailbox[T]) recycle(batch []command[T]) {
+	clear(batch) // let the garbage collector have the items
+	if cap(batch) > minRecycle && cap(batch) > 4*len(batch) {
+		return
+	}
+	b.mu.Lock()
+	b.spare = batch[:0]
+	b.mu.Unlock()
+}
+
+// minRecycle is the capacity below which a batch buffer is always kept.
+const minRecycle = 256
