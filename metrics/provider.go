@@ -96,3 +96,24 @@ func IsNoop(p Provider) bool {
 	_, ok := p.(noop)
 	return ok
 }
+
+// DelayedProvider is implemented by providers that also record how many items wait in a
+// queue's delay heap (added with AddAfter or AddRateLimited and not yet due), a gauge client-go
+// does not have. A queue asks for it, once, when its provider implements this interface.
+type DelayedProvider interface {
+	NewDelayedMetric(name string) SettableGaugeMetric
+}
+
+// DepthMetricWithPriority is a queue depth broken down by priority, as controller-runtime's
+// priority queue records it.
+type DepthMetricWithPriority interface {
+	Inc(priority int)
+	Dec(priority int)
+}
+
+// PriorityProvider is implemented by providers that record the depth of a priority queue by
+// priority. A priority queue whose provider implements it records its depth there instead of
+// in NewDepthMetric's gauge.
+type PriorityProvider interface {
+	NewDepthMetricWithPriority(name string) DepthMetricWithPriority
+}
