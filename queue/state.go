@@ -1,6 +1,6 @@
 // Package queue is the state machine behind every workqueue: which items wait, which are being
 // processed, and which were added again while being processed. It is plain single-goroutine
-// code: no goroutines, no locks, no clock. The actor package runs one State per queue inside
+// code: no goroutines, no locks, no clock: the instant of a reservation is an argument. The actor package runs one State per queue inside
 // the queue's owner goroutine.
 //
 // # Contract
@@ -24,7 +24,11 @@
 // other command, so the machine always sees a take in its place among the adds and dones.
 package queue
 
-import "github.com/actorqueue/workqueue/internal/mutant"
+import (
+	"time"
+
+	"github.com/actorqueue/workqueue/internal/mutant"
+)
 
 // State is the state machine of one queue. Create it with [New]. It is not safe for concurrent
 // use: one goroutine at a time owns it.
@@ -35,11 +39,23 @@ import "github.com/actorqueue/workqueue/internal/mutant"
 // cache.
 type State[T comparable] struct {
 	storage    Storage[T]
-	custom     bool           // storage is not a FIFO: it may reorder, and wants Touch calls
-	waiting    map[T]struct{} // items in storage or reserved
-	processing map[T]bool     // items taken and not done; true once added again since
-	reserved   FIFO[T]        // reserved items, oldest reservation first
-	nextSeq    uint64         // the reservation number Reserve will give next; the first is 1
+	custom     bool                 // storage is not a FIFO: it may reorder, and wants Touch calls
+	waiting    map[T]struct{}       // items in storage or reserved
+	processing map[T]inFlight       // items taken and not done
+	reserved   FIFO[reservation[T]] // reserved items, oldest reservation first
+	nextSeq    uint64               // the reservation number Reserve will give next; the first is 1
+}
+
+// reservation is a reserved item and the instant it was reserved.
+type reservation[T any] struct {
+	item T
+	at   time.Time
+}
+
+// inFlight is what the machine knows of an item being processed.
+type inFlight struct {
+	since time.Time // when it was reserved: the start of its processing, or a little before
+	again bool      // added again since: goes back into storage on Done
 }
 
 // New returns an empty machine that keeps waiting items in storage, or in a [FIFO] when storage
@@ -53,7 +69,7 @@ func New[T comparable](storage Storage[T]) *State[T] {
 		storage:    storage,
 		custom:     !fifo,
 		waiting:    make(map[T]struct{}),
-		processing: make(map[T]bool),
+		processing: make(map[T]inFlight),
 		nextSeq:    1,
 	}
 }
@@ -66,12 +82,13 @@ func New[T comparable](storage Storage[T]) *State[T] {
 //
 // If the storage panics in Push or Touch, the machine is left as it was.
 func (s *State[T]) Add(item T) bool {
-	if again, ok := s.processing[item]; ok {
-		if again {
+	if f, ok := s.processing[item]; ok {
+		if f.again {
 			return false // already due again
 		}
 		if !mutant.Active(mutant.LostReAdd) {
-			s.processing[item] = true
+			f.again = true
+			s.processing[item] = f
 		}
 		return true
 	}
@@ -97,16 +114,16 @@ func (s *State[T]) isWaiting(item T) bool {
 // reserved from only for getters that wait.
 func (s *State[T]) isReserved(item T) bool {
 	for i := range s.reserved.Len() {
-		if s.reserved.At(i) == item {
+		if s.reserved.At(i).item == item {
 			return true
 		}
 	}
 	return false
 }
 
-// Reserve picks the next item to hand out and returns it with its reservation number. It
-// returns ok == false when nothing waits in storage.
-func (s *State[T]) Reserve() (item T, seq uint64, ok bool) {
+// Reserve picks the next item to hand out, as of now, and returns it with its reservation
+// number. It returns ok == false when nothing waits in storage.
+func (s *State[T]) Reserve(now time.Time) (item T, seq uint64, ok bool) {
 	if s.storage.Len() == 0 {
 		return item, 0, false
 	}
@@ -114,7 +131,7 @@ func (s *State[T]) Reserve() (item T, seq uint64, ok bool) {
 	if s.custom && !s.isWaiting(item) {
 		panic("workqueue: the queue's storage popped an item it was not holding")
 	}
-	s.reserved.Push(item)
+	s.reserved.Push(reservation[T]{item: item, at: now})
 	seq = s.nextSeq
 	s.nextSeq++
 	return item, seq, true
@@ -126,10 +143,10 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 	if s.reserved.Len() == 0 || s.nextSeq-uint64(s.reserved.Len()) > upTo {
 		return item, false
 	}
-	item = s.reserved.Pop()
-	delete(s.waiting, item)
-	s.processing[item] = false
-	return item, true
+	r := s.reserved.Pop()
+	delete(s.waiting, r.item)
+	s.processing[r.item] = inFlight{since: r.at}
+	return r.item, true
 }
 
 // Done ends the processing of item and reports whether it was being processed. An item added
@@ -138,11 +155,11 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 //
 // If the storage panics in Push, the item stays in processing, so Done may be called again.
 func (s *State[T]) Done(item T) bool {
-	again, ok := s.processing[item]
+	f, ok := s.processing[item]
 	if !ok {
 		return false
 	}
-	if again {
+	if f.again {
 		s.storage.Push(item)
 		if mutant.Active(mutant.DoubleRequeue) {
 			s.storage.Push(item)
@@ -162,3 +179,37 @@ func (s *State[T]) Reservations() int { return s.reserved.Len() }
 
 // Processing returns the number of items handed out and not yet done.
 func (s *State[T]) Processing() int { return len(s.processing) }
+
+// InProcessing returns the items handed out and not yet done, in no particular order.
+func (s *State[T]) InProcessing() []T {
+	items := make([]T, 0, len(s.processing))
+	for item := range s.processing {
+		items = append(items, item)
+	}
+	return items
+}
+
+// Requeued returns the number of items being processed that were added again since.
+func (s *State[T]) Requeued() int {
+	n := 0
+	for _, f := range s.processing {
+		if f.again {
+			n++
+		}
+	}
+	return n
+}
+
+// OldestSince returns when the item processed for the longest time was reserved, and false
+// when no item is being processed. Measured from the reservation, an item's processing time
+// includes the moment it waited between reservation and take: nothing when a getter was
+// waiting for it, the wait for a free getter otherwise.
+func (s *State[T]) OldestSince() (time.Time, bool) {
+	var oldest time.Time
+	for _, f := range s.processing {
+		if oldest.IsZero() || f.since.Before(oldest) {
+			oldest = f.since
+		}
+	}
+	return oldest, !oldest.IsZero()
+}

@@ -3,7 +3,10 @@ package queue
 import (
 	"fmt"
 	"testing"
+	"time"
 )
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // step is one call on a State and the answer expected from it, followed by the expected
 // queue length and processing count.
@@ -34,7 +37,7 @@ func call(s *State[string], c string) string {
 	case "add":
 		return fmt.Sprint(s.Add(arg))
 	case "reserve":
-		item, seq, ok := s.Reserve()
+		item, seq, ok := s.Reserve(t0)
 		if !ok {
 			return "none"
 		}
@@ -191,7 +194,7 @@ func TestStateSurvivesPanickingStorage(t *testing.T) {
 	storage.panicOn = "touch"
 	mustPanic(t, "touch", func() { s.Add("x") })
 	storage.panicOn = "pop"
-	mustPanic(t, "pop", func() { s.Reserve() })
+	mustPanic(t, "pop", func() { s.Reserve(t0) })
 	storage.panicOn = ""
 
 	// b was never added, a is still being processed and due again, x still waits:
@@ -213,4 +216,30 @@ func mustPanic(t *testing.T, want any, f func()) {
 		}
 	}()
 	f()
+}
+
+func TestStateCounts(t *testing.T) {
+	s := New[string](nil)
+	for _, item := range []string{"a", "b", "c", "d"} {
+		s.Add(item)
+	}
+	for i := range 3 {
+		_, seq, _ := s.Reserve(t0.Add(time.Duration(i+1) * time.Second))
+		s.TakeNext(seq)
+	}
+	s.Add("a")
+	if oldest, ok := s.OldestSince(); !ok || !oldest.Equal(t0.Add(time.Second)) {
+		t.Errorf("OldestSince = %v, %v; want %v", oldest, ok, t0.Add(time.Second))
+	}
+	got := fmt.Sprint(s.Len(), s.Processing(), s.Requeued(), len(s.InProcessing()))
+	if got != "1 3 1 3" {
+		t.Errorf("Len, Processing, Requeued, len(InProcessing) = %s; want 1 3 1 3", got)
+	}
+	in := map[string]bool{}
+	for _, item := range s.InProcessing() {
+		in[item] = true
+	}
+	if !in["a"] || !in["b"] || !in["c"] || in["d"] {
+		t.Errorf("InProcessing = %v, want a, b and c", s.InProcessing())
+	}
 }
