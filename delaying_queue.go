@@ -68,11 +68,11 @@ func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConf
 	switch inner := config.Queue.(type) {
 	case nil:
 		return &delayingQueue[T]{
-			Typed: NewTypedWithConfig(TypedQueueConfig[T]{
+			Typed: newTyped(TypedQueueConfig[T]{
 				Name:            config.Name,
 				MetricsProvider: config.MetricsProvider,
 				Clock:           config.Clock,
-			}),
+			}, true),
 			retries: retries,
 		}
 	case interface{ typed() *Typed[T] }:

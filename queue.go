@@ -79,10 +79,15 @@ func NewTyped[T comparable]() *Typed[T] { return NewTypedWithConfig(TypedQueueCo
 
 // NewTypedWithConfig returns a new queue configured by config.
 func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
+	return newTyped(config, false)
+}
+
+// newTyped returns a new queue; a delaying one records the delayed-items gauge.
+func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) *Typed[T] {
 	return &Typed[T]{q: actor.New(actor.Config[T]{
 		Clock:   config.Clock,
 		Storage: config.Queue,
-		Metrics: metrics.Config{Name: config.Name, Provider: config.MetricsProvider},
+		Metrics: metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying},
 	})}
 }
 

@@ -55,8 +55,8 @@ func TestRateLimitingQueue(t *testing.T) {
 }
 
 func TestAddRateLimitedAfterShutDownStillCountsTheFailure(t *testing.T) {
-	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedItemBasedRateLimiter[string]())
-	q.AddRateLimited("a")
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Hour, time.Hour))
+	q.AddRateLimited("a") // not due before the shutdown drops it
 	q.ShutDown()
 	q.AddRateLimited("a")
 	assert.Equal(t, 2, q.NumRequeues("a"), "as in client-go, the limiter is asked after shutdown")

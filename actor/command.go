@@ -7,27 +7,32 @@ type op uint8
 
 const (
 	opAdd            op = iota // item
+	opAddBatch                 // items, in order
 	opAddAfter                 // item becomes due at at
 	opAddRateLimited           // item, asked of lim at the instant at
 	opForget                   // item, lim
 	opNumRequeues              // item, lim; answers n
 	opWant                     // a getter waits (storage that is not read ahead)
+	opUnwant                   // a getter that waited has given up
 	opTaken                    // a getter took an item: apply its stamp now (for metrics)
 	opDone                     // item
 	opLen                      // answers n
+	opSnapshot                 // answers snapshot
 	opGet                      // answers an item or shutdown; used once shutting down
-	opShutDown                 // drain; answers once shut down (and drained)
+	opShutDown                 // drain, report; answers once shut down (and drained)
 )
 
 // command is one request to the owner. A nil reply means nobody waits for the outcome.
 type command[T comparable] struct {
-	op    op
-	drain bool
-	item  T
-	taken uint64 // the watermark of takes when the command was sent (see mailbox)
-	at    time.Time
-	lim   *Limiter[T]
-	reply chan result[T]
+	op     op
+	drain  bool // opShutDown: wait until no item is being processed
+	report bool // opShutDown: answer with the items being processed
+	item   T
+	items  []T    // opAddBatch
+	taken  uint64 // the watermark of takes when the command was sent (see mailbox)
+	at     time.Time
+	lim    *Limiter[T]
+	reply  chan result[T]
 }
 
 // result is the owner's answer to a command.
@@ -35,6 +40,8 @@ type result[T any] struct {
 	item     T
 	n        int
 	shutdown bool
+	items    []T
+	snapshot Snapshot
 	fault    any // a panic to raise in the caller
 }
 

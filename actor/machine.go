@@ -39,6 +39,9 @@ type machine[T comparable] struct {
 
 	created time.Time // origin of the unfinished-work ticks, as client-go's ticker
 	tickAt  time.Time // next unfinished-work update; zero while none is due
+
+	instant time.Time // the current instant, read once per turn; zero until read
+	delayed int       // the delay heap's size the metrics last heard of
 }
 
 // exec applies c and answers its caller, if one waits. A panic while applying c is answered
@@ -93,6 +96,10 @@ func (m *machine[T]) apply(c *command[T]) (r result[T], parked bool) {
 	switch c.op {
 	case opAdd:
 		m.add(c.item)
+	case opAddBatch:
+		for _, item := range c.items {
+			m.add(item)
+		}
 	case opAddAfter:
 		if !m.shuttingDown {
 			m.waiting.Schedule(c.item, c.at)
@@ -113,16 +120,26 @@ func (m *machine[T]) apply(c *command[T]) (r result[T], parked bool) {
 		if !m.shuttingDown {
 			m.wanted++
 		}
+	case opUnwant:
+		// The getter gave up. If its item is already in ready, wanted goes below zero: that item
+		// serves the next getter that asks.
+		m.wanted--
 	case opTaken: // the stamp did it
 	case opDone:
 		m.done(c.item)
 	case opLen:
 		r.n = m.state.Len()
+	case opSnapshot:
+		r.snapshot = m.snapshot()
 	case opGet:
 		r = m.getNow()
 	case opShutDown:
+		if c.report {
+			r.items = m.state.InProcessing()
+		}
 		parked = m.shutDown(c.drain, c.reply)
 	}
+	m.noteDelayed()
 	return r, parked
 }
 
@@ -184,7 +201,7 @@ func (m *machine[T]) getNow() result[T] {
 		return result[T]{item: h.item}
 	default:
 	}
-	item, seq, ok := m.state.Reserve()
+	item, seq, ok := m.state.Reserve(m.now())
 	if !ok {
 		return result[T]{shutdown: true}
 	}
@@ -248,7 +265,7 @@ func (m *machine[T]) reserve() (h handoff[T], ok bool) {
 			h, ok = handoff[T]{fault: p}, true
 		}
 	}()
-	item, seq, ok := m.state.Reserve()
+	item, seq, ok := m.state.Reserve(m.now())
 	return handoff[T]{item: item, seq: seq}, ok
 }
 
@@ -259,6 +276,7 @@ func (m *machine[T]) wake() {
 		return
 	}
 	now := m.clock.Now()
+	m.instant = now
 	for {
 		item, ok := m.waiting.PopDue(now)
 		if !ok {
@@ -266,6 +284,7 @@ func (m *machine[T]) wake() {
 		}
 		m.guard(func() { m.add(item) })
 	}
+	m.guard(m.noteDelayed)
 	if !m.tickAt.IsZero() && !now.Before(m.tickAt) {
 		m.guard(func() { m.metrics.UpdateUnfinished(now) })
 		m.tickAt = time.Time{}
@@ -273,6 +292,38 @@ func (m *machine[T]) wake() {
 			m.tickAt = m.nextTick(now)
 		}
 	}
+}
+
+// now returns the current instant, read from the clock at most once per turn: for the start
+// times of items in processing, where a turn's precision is plenty.
+func (m *machine[T]) now() time.Time {
+	if m.instant.IsZero() {
+		m.instant = m.clock.Now()
+	}
+	return m.instant
+}
+
+// noteDelayed tells the metrics how many items wait in the delay heap, when that changed.
+func (m *machine[T]) noteDelayed() {
+	if n := m.waiting.Len(); n != m.delayed {
+		m.delayed = n
+		m.metrics.SetDelayed(n)
+	}
+}
+
+// snapshot returns the queue's counts at this instant.
+func (m *machine[T]) snapshot() Snapshot {
+	s := Snapshot{
+		Queued:       m.state.Len(),
+		Processing:   m.state.Processing(),
+		Dirty:        m.state.Requeued(),
+		Delayed:      m.waiting.Len(),
+		ShuttingDown: m.shuttingDown,
+	}
+	if since, ok := m.state.OldestSince(); ok {
+		s.OldestInFlight = m.clock.Since(since)
+	}
+	return s
 }
 
 // deadline returns the instant the owner must wake at if no command comes first, or zero.

@@ -1,7 +1,9 @@
 package actor
 
 import (
+	"context"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,6 +114,20 @@ func (q *Queue[T]) Add(item T) {
 	q.post(command[T]{op: opAdd, item: item})
 }
 
+// AddBatch adds items in order, all at once: a Len or Get on another goroutine sees all of them
+// or none. It costs one command however many items there are, and copies the slice, which the
+// caller may reuse at once. After shutdown it does nothing. It panics, in the caller's
+// goroutine and before adding any, if an item cannot be a map key.
+func (q *Queue[T]) AddBatch(items ...T) {
+	for _, item := range items {
+		q.check("AddBatch", item)
+	}
+	if len(items) == 0 || q.stopping.Load() {
+		return
+	}
+	q.post(command[T]{op: opAddBatch, items: slices.Clone(items)})
+}
+
 // AddAfter adds item once delay has passed on the queue's clock; a delay of zero or less adds
 // it at once. An item already waiting keeps the earlier of its two instants. After shutdown it
 // does nothing; otherwise it counts one retry on retries, when not nil.
@@ -162,20 +178,46 @@ func (q *Queue[T]) NumRequeues(item T, l *Limiter[T]) int {
 // queue is shutting down it returns the items still waiting, then shutdown == true without
 // blocking. Every item returned must be passed to Done.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
+	item, shutdown, _ = q.get(nil)
+	return item, shutdown
+}
+
+// GetWithContext is Get that gives up when ctx is done, and then returns ctx.Err(). A getter
+// that gives up takes nothing: no item is handed to a caller that has gone, so none is lost or
+// left in processing. Workers can be stopped this way without shutting the queue down. When ctx
+// is already done, it returns at once, without an item.
+func (q *Queue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return item, false, err
+	}
+	return q.get(ctx)
+}
+
+// get is Get, given up when ctx (which may be nil) is done.
+func (q *Queue[T]) get(ctx context.Context) (item T, shutdown bool, err error) {
 	if !q.m.readAhead {
 		q.send(command[T]{op: opWant})
 	}
 	select {
 	case h := <-q.ready:
-		return q.take(h), false
+		return q.take(h), false, nil
 	default:
+	}
+	var cancel <-chan struct{}
+	if ctx != nil {
+		cancel = ctx.Done()
 	}
 	select {
 	case h := <-q.ready:
-		return q.take(h), false
+		return q.take(h), false, nil
 	case <-q.closing:
 		r := q.call(command[T]{op: opGet})
-		return r.item, r.shutdown
+		return r.item, r.shutdown, nil
+	case <-cancel:
+		if !q.m.readAhead {
+			q.send(command[T]{op: opUnwant})
+		}
+		return item, false, ctx.Err()
 	}
 }
 
@@ -225,6 +267,37 @@ func (q *Queue[T]) ShutDownWithDrain() {
 	q.call(command[T]{op: opShutDown, drain: true})
 	<-q.exited
 }
+
+// ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done: it then shuts
+// the queue down as ShutDown does, ending every drain, and returns the items that were still
+// being processed, with ctx.Err(). When the drain completes first, it returns nil, nil. Either
+// way it returns once the owner goroutine has exited.
+func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
+	reply := q.replies.Get().(chan result[T])
+	q.send(command[T]{op: opShutDown, drain: true, reply: reply})
+	select {
+	case r := <-reply:
+		q.replies.Put(reply)
+		<-q.exited
+		if r.fault != nil {
+			panic(r.fault)
+		}
+		return nil, nil
+	case <-ctx.Done():
+	}
+	r := q.call(command[T]{op: opShutDown, report: true}) // ends the drain above, too
+	<-reply
+	q.replies.Put(reply)
+	<-q.exited
+	if len(r.items) == 0 {
+		return nil, nil // the drain completed as ctx ended
+	}
+	return r.items, ctx.Err()
+}
+
+// Snapshot returns the queue's counts at this instant, for debugging; it does not stop the
+// queue. It works after shutdown too.
+func (q *Queue[T]) Snapshot() Snapshot { return q.call(command[T]{op: opSnapshot}).snapshot }
 
 // ShuttingDown reports whether shutdown has begun.
 func (q *Queue[T]) ShuttingDown() bool { return q.stopping.Load() }

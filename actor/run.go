@@ -1,5 +1,7 @@
 package actor
 
+import "time"
+
 // run is the owner goroutine: turn after turn it applies commands and what time brings, until
 // the queue has shut down; then it hands the state over.
 func (q *Queue[T]) run() {
@@ -17,6 +19,7 @@ func (q *Queue[T]) run() {
 // commands cannot hold them back; then refills ready and re-arms the alarm.
 func (q *Queue[T]) turn(a *alarm) {
 	m := &q.m
+	m.instant = time.Time{}
 	commands := q.mailbox.take()
 	if commands == nil {
 		select {

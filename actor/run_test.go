@@ -29,7 +29,7 @@ func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 		var a alarm
 		q.turn(&a)
 		var order []int
-		for item, _, ok := q.m.state.Reserve(); ok; item, _, ok = q.m.state.Reserve() {
+		for item, _, ok := q.m.state.Reserve(time.Time{}); ok; item, _, ok = q.m.state.Reserve(time.Time{}) {
 			order = append(order, item)
 		}
 		require.Len(t, order, flood+1)

@@ -12,6 +12,7 @@ type Queue[T comparable] struct {
 	work       HistogramMetric
 	unfinished SettableGaugeMetric
 	longest    SettableGaugeMetric
+	delayed    SettableGaugeMetric // nil unless the provider offers it and the queue delays
 
 	addedAt   map[T]time.Time // when each waiting item was first added
 	startedAt map[T]time.Time // when each item being processed was handed out
@@ -23,6 +24,9 @@ type Config struct {
 	Name string
 	// Provider creates the metrics; nil means the global provider (see SetProvider).
 	Provider Provider
+	// Delayed asks for the gauge of items waiting in the delay heap, from a provider that
+	// implements DelayedProvider; it makes sense for delaying and rate-limiting queues.
+	Delayed bool
 }
 
 // New creates the six metrics of a queue, or returns nil when it records none: when it has no
@@ -36,7 +40,7 @@ func New[T comparable](c Config) *Queue[T] {
 	if c.Name == "" || IsNoop(p) {
 		return nil
 	}
-	return &Queue[T]{
+	m := &Queue[T]{
 		depth:      p.NewDepthMetric(c.Name),
 		adds:       p.NewAddsMetric(c.Name),
 		latency:    p.NewLatencyMetric(c.Name),
@@ -46,6 +50,10 @@ func New[T comparable](c Config) *Queue[T] {
 		addedAt:    make(map[T]time.Time),
 		startedAt:  make(map[T]time.Time),
 	}
+	if d, ok := p.(DelayedProvider); ok && c.Delayed {
+		m.delayed = d.NewDelayedMetric(c.Name)
+	}
+	return m
 }
 
 // Enabled reports whether m records anything; the caller may skip reading the clock if not.
@@ -104,6 +112,13 @@ func (m *Queue[T]) UpdateUnfinished(now time.Time) {
 	}
 	m.unfinished.Set(total)
 	m.longest.Set(longest)
+}
+
+// SetDelayed records that n items wait in the delay heap.
+func (m *Queue[T]) SetDelayed(n int) {
+	if m != nil && m.delayed != nil {
+		m.delayed.Set(float64(n))
+	}
 }
 
 // NewRetries returns the retries counter of a delaying or rate-limiting queue named name, from

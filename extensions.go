@@ -1,0 +1,57 @@
+package workqueue
+
+import (
+	"context"
+
+	"github.com/actorqueue/workqueue/actor"
+)
+
+// TypedExtensions are the methods every queue this package builds has beyond client-go's
+// interfaces. The constructors return client-go's interfaces, so reach them with a type
+// assertion:
+//
+//	queue := workqueue.NewTypedRateLimitingQueue(limiter)
+//	ext := queue.(workqueue.TypedExtensions[string])
+//
+// A delaying or rate-limiting queue built around a queue of another package (through the
+// Queue or DelayingQueue config fields) does not have them.
+type TypedExtensions[T comparable] interface {
+	// AddBatch adds items in order, all at once: another goroutine sees all of them or none.
+	AddBatch(items ...T)
+	// GetWithContext is Get that gives up when ctx is done, returning ctx.Err(); a getter that
+	// gives up takes no item.
+	GetWithContext(ctx context.Context) (item T, shutdown bool, err error)
+	// ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done, shuts down
+	// as ShutDown does, and returns the items still being processed, with ctx.Err().
+	ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error)
+	// Snapshot returns the queue's counts at this instant.
+	Snapshot() Snapshot
+}
+
+// Snapshot is a queue's state at one instant: see TypedExtensions.Snapshot.
+type Snapshot = actor.Snapshot
+
+var _ TypedExtensions[string] = (*Typed[string])(nil)
+
+// AddBatch adds items in order, all at once: a Len or Get on another goroutine sees all of them
+// or none. It costs one command however many items there are, and the caller may reuse the
+// slice at once. After shutdown it does nothing.
+func (q *Typed[T]) AddBatch(items ...T) { q.q.AddBatch(items...) }
+
+// GetWithContext is Get that gives up when ctx is done, and then returns ctx.Err(). A getter
+// that gives up takes nothing, so no item is lost or left in processing: workers can be stopped
+// this way without shutting the queue down.
+func (q *Typed[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, err error) {
+	return q.q.GetWithContext(ctx)
+}
+
+// ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done: it then shuts
+// the queue down as ShutDown does and returns the items that were still being processed, with
+// ctx.Err(). When the drain completes first, it returns nil, nil.
+func (q *Typed[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
+	return q.q.ShutDownWithDrainContext(ctx)
+}
+
+// Snapshot returns the queue's counts at this instant, for debugging; it does not stop the
+// queue.
+func (q *Typed[T]) Snapshot() Snapshot { return q.q.Snapshot() }
