@@ -1,0 +1,39 @@
+package bench
+
+import (
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+)
+
+// ControllerRuntime is sigs.k8s.io/controller-runtime v0.25.2's priorityqueue, the queue of its
+// controllers. It has one kind of queue for every purpose.
+//
+// priorityqueue.New takes a name, which controller-runtime uses as the metrics name. With an
+// empty name it records no metrics (whatever the provider) and starts four goroutines: the add
+// buffer, the ready items, the waiting items and a state logger that ticks every 10 s even
+// when nothing is logged. With a name it records metrics through the provider (by default
+// controller-runtime's Prometheus registry) and starts a fifth goroutine that updates the
+// unfinished-work gauges every 500 ms. The workloads use the empty name, so that none of the
+// three implementations records metrics; the Named kind uses a name and a provider that
+// discards.
+func ControllerRuntime() Impl {
+	return Impl{
+		Name: "controller-runtime",
+		New: func(r Retry) Queue {
+			return newPriorityQueue("", r, nil)
+		},
+		NewKind: func(k Kind) ShutDowner {
+			if k == Named {
+				return newPriorityQueue("bench", DefaultRetry, clientGoDiscard{})
+			}
+			return newPriorityQueue("", DefaultRetry, nil)
+		},
+	}
+}
+
+func newPriorityQueue(name string, r Retry, metrics workqueue.MetricsProvider) priorityqueue.PriorityQueue[int] {
+	return priorityqueue.New(name, func(o *priorityqueue.Opts[int]) {
+		o.RateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[int](r.Base, r.Max)
+		o.MetricProvider = metrics
+	})
+}

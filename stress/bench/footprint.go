@@ -1,0 +1,97 @@
+package bench
+
+import (
+	"runtime"
+	"time"
+)
+
+// Footprint is what a set of live, idle queues costs.
+type Footprint struct {
+	// BytesPerQueue is the growth of the live heap plus goroutine stacks, after a garbage
+	// collection, divided by the number of queues.
+	BytesPerQueue float64
+	// GoroutinesPerQueue is the growth of runtime.NumGoroutine divided by the number of queues.
+	GoroutinesPerQueue float64
+}
+
+// MeasureFootprint creates count idle queues of kind k (row 7 uses 10,000 rate-limiting ones),
+// measures them, shuts them down and waits for their goroutines to end. Goroutines are counted
+// by a profiler label set while the queues are created (see labelled), so that goroutines of
+// anything else in the process do not count.
+func MeasureFootprint(impl Impl, k Kind, count int) Footprint {
+	bytes := liveBytes()
+	queues := make([]ShutDowner, count)
+	label := labelled(func() {
+		for i := range queues {
+			queues[i] = impl.NewKind(k)
+		}
+	})
+	f := Footprint{
+		BytesPerQueue:      float64(liveBytes()-bytes) / float64(count),
+		GoroutinesPerQueue: float64(countLabelled(label)) / float64(count),
+	}
+	for _, q := range queues {
+		q.ShutDown()
+	}
+	awaitGoroutines(label)
+	return f
+}
+
+// BytesPerItem adds items distinct keys to a new queue of impl, with no worker, and returns
+// the growth of the live heap divided by items.
+func BytesPerItem(impl Impl, items int) float64 {
+	q := impl.New(DefaultRetry)
+	q.Len() // let every implementation finish its start-up allocations
+	before := liveBytes()
+	for key := 0; key < items; key++ {
+		q.Add(key)
+	}
+	q.Len() // controller-runtime applies Adds in the background, up to the next Len
+	grown := liveBytes() - before
+	q.ShutDown()
+	return float64(grown) / float64(items)
+}
+
+// AllocsPerCycle runs cycles Add/Get/Done cycles of distinct keys in one goroutine on a new
+// queue of impl and returns the heap allocations per cycle, counted over every goroutine (a
+// queue's own goroutines allocate for it too).
+func AllocsPerCycle(impl Impl, cycles int) float64 {
+	q := impl.New(DefaultRetry)
+	cycle := func(key int) {
+		q.Add(key)
+		got, _ := q.Get()
+		q.Done(got)
+	}
+	for key := 0; key < 100; key++ { // warm up: grow the maps and buffers once
+		cycle(-1 - key)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for key := 0; key < cycles; key++ {
+		cycle(key)
+	}
+	runtime.ReadMemStats(&after)
+	q.ShutDown()
+	return float64(after.Mallocs-before.Mallocs) / float64(cycles)
+}
+
+// liveBytes collects garbage and returns the bytes of live heap objects and goroutine stacks.
+func liveBytes() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc + m.StackInuse)
+}
+
+// awaitGoroutines waits, up to 10 s, until no goroutine carries label: after a ShutDown some
+// implementations' goroutines end a little later. It reports whether they did.
+func awaitGoroutines(label string) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for countLabelled(label) > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return true
+}

@@ -1,0 +1,89 @@
+// Command compare measures actorqueue, client-go's workqueue and controller-runtime's
+// priorityqueue side by side on issue 5's workloads and prints the table: per row, each
+// implementation's median and how many times better actorqueue is than each peer, with the
+// targets of issue 5 marked met (✓) or missed (✗). It writes the same table to a Markdown
+// file and the throughput rows to an SVG chart.
+//
+// Run it from the repository root:
+//
+//	go run ./stress/cmd/compare          # full: 7 rounds, a few minutes
+//	go run ./stress/cmd/compare -quick   # CI: 3 rounds, smaller runs, under a minute
+//
+// Progress goes to standard error, the table to standard output.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/actorqueue/workqueue/stress/bench"
+)
+
+func main() {
+	if os.Getenv(childOutput) != "" {
+		runChild()
+	}
+	quickMode := flag.Bool("quick", false, "quick mode for CI: fewer rounds and smaller runs")
+	outDir := flag.String("out", filepath.Join("stress", "results"), "directory for compare.md and compare.svg")
+	flag.Parse()
+
+	m := full
+	if *quickMode {
+		m = quick
+	}
+	command := strings.Join(append([]string{"go run ./stress/cmd/compare"}, os.Args[1:]...), " ")
+	started := time.Now()
+	where := machine()
+	fmt.Fprintf(os.Stderr, "%s mode, %d rounds after a warm-up, on %s\n", m.name, m.rounds, where)
+
+	res := run(plan(m, wakeupsOnce(m.idleQueues)), bench.Impls(), m.rounds, os.Stderr)
+
+	report := fmt.Sprintf("Measured %s with `%s` (%s mode, %d rounds, %s).\nMachine: %s.\n\n%s\n\n%s",
+		started.Format("2006-01-02 15:04 MST"), command, m.name, m.rounds, time.Since(started).Round(time.Second),
+		where, tableLegend, res.markdown())
+	fmt.Print(report)
+	if err := write(*outDir, report, res.chart("Throughput per row, median over rounds (longer is better) — "+started.Format("2006-01-02"))); err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s and %s\n", filepath.Join(*outDir, "compare.md"), filepath.Join(*outDir, "compare.svg"))
+}
+
+// wakeupsOnce returns a lookup of the wake-up figures that runs the child process on first use.
+// If the child fails, every figure is n/a and the error goes to standard error.
+func wakeupsOnce(idleQueues int) func(impl string) wakeupFigures {
+	var figures map[string]wakeupFigures
+	return func(impl string) wakeupFigures {
+		if figures == nil {
+			var err error
+			if figures, err = measureWakeups(idleQueues); err != nil {
+				fmt.Fprintln(os.Stderr, "compare:", err)
+				figures = map[string]wakeupFigures{}
+			}
+		}
+		f, ok := figures[impl]
+		if !ok {
+			f = wakeupFigures{Many: math.NaN(), PerKind: make([]float64, len(bench.Kinds))}
+			for i := range f.PerKind {
+				f.PerKind[i] = math.NaN()
+			}
+		}
+		return f
+	}
+}
+
+// write puts the report and the chart into dir.
+func write(dir, report, chart string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "compare.md"), []byte(report), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "compare.svg"), []byte(chart), 0o644)
+}

@@ -1,0 +1,65 @@
+package main
+
+import "time"
+
+// mode sizes a run: how many rounds and how much work per measurement.
+type mode struct {
+	name string
+	// rounds is how many measured rounds each experiment runs, after one warm-up round.
+	rounds int
+	// cycleItems is how many items rows 1, 2, 3 and 9 process per run.
+	cycleItems int
+	// hotAdds is how many Adds row 4 makes per run.
+	hotAdds int
+	// floodItems is how many items row 5 adds per run (issue 5 says 100k).
+	floodItems int
+	// retryItems is how many items row 6 retries per run.
+	retryItems int
+	// latencyItems is how many items row 8 adds per run, one every latencyInterval.
+	latencyItems    int
+	latencyInterval time.Duration
+	// idleQueues is how many live queues row 7 creates (issue 5 says 10,000).
+	idleQueues int
+	// kindQueues is how many queues of each kind the goroutine count per kind creates.
+	kindQueues int
+	// shutdownQueues is how many delaying queues the count after ShutDown goes through.
+	shutdownQueues int
+	// queuedItems is how many items the bytes-per-item measurement queues.
+	queuedItems int
+	// allocCycles is how many Add/Get/Done cycles the allocation count runs.
+	allocCycles int
+}
+
+// quick is for CI: the whole run takes well under a minute on two cores.
+var quick = mode{
+	name:            "quick",
+	rounds:          3,
+	cycleItems:      50_000,
+	hotAdds:         100_000,
+	floodItems:      100_000,
+	retryItems:      5_000,
+	latencyItems:    2_000,
+	latencyInterval: 100 * time.Microsecond,
+	idleQueues:      10_000,
+	kindQueues:      100,
+	shutdownQueues:  200,
+	queuedItems:     50_000,
+	allocCycles:     50_000,
+}
+
+// full is the default: a few minutes, for the README's table.
+var full = mode{
+	name:            "full",
+	rounds:          7,
+	cycleItems:      300_000,
+	hotAdds:         500_000,
+	floodItems:      100_000,
+	retryItems:      20_000,
+	latencyItems:    10_000,
+	latencyInterval: 100 * time.Microsecond,
+	idleQueues:      10_000,
+	kindQueues:      200,
+	shutdownQueues:  200,
+	queuedItems:     200_000,
+	allocCycles:     200_000,
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/actorqueue/workqueue/stress/bench"
+)
+
+// row is one line of the table: a figure measured for every implementation.
+type row struct {
+	id, title string
+	// unit names the figure's unit: "items/s", "µs", "B", ...
+	unit   string
+	better better
+	// targets are issue 5's targets for actorqueue on this row.
+	targets []target
+	// throughput puts the row in the chart.
+	throughput bool
+}
+
+// target is one of issue 5's targets for actorqueue on a row: at least ratio times better
+// than peer, or, with no peer, a median of at most atMost.
+type target struct {
+	peer   string
+	ratio  float64
+	atMost float64
+}
+
+// String writes the target as the table shows it.
+func (t target) String() string {
+	if t.peer == "" {
+		if t.atMost == 0 {
+			return "= 0"
+		}
+		return fmt.Sprintf("≤ %g", t.atMost)
+	}
+	return fmt.Sprintf("≥ %g× %s", t.ratio, t.peer)
+}
+
+// experiment is one measurement run that fills one or more rows.
+type experiment struct {
+	name string
+	rows []row
+	// once marks a deterministic measurement: one round and no warm-up.
+	once bool
+	// measure runs once for one implementation and returns one figure per row, NaN where the
+	// implementation cannot take part.
+	measure func(impl bench.Impl) []float64
+}
+
+const (
+	actorQueue = "actorqueue"
+	clientGo   = "client-go"
+	ctrlRT     = "controller-runtime"
+)
+
+// ahead is the default target of a row: at least factor times better than both peers.
+func ahead(factor float64) []target {
+	return []target{{peer: clientGo, ratio: factor}, {peer: ctrlRT, ratio: factor}}
+}
+
+// plan returns every experiment of a run in mode m. wakeups gives the figures measured in the
+// wake-up child process.
+func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
+	perSecond := func(items int, d time.Duration) float64 { return float64(items) / d.Seconds() }
+	cycle := func(producers, workers int) func(bench.Impl) []float64 {
+		return func(impl bench.Impl) []float64 {
+			r := bench.Cycle(impl, bench.CycleSpec{Items: m.cycleItems, Producers: producers, Workers: workers})
+			return []float64{perSecond(m.cycleItems, r.Elapsed)}
+		}
+	}
+	throughputRow := func(id, title, unit string, factor float64) row {
+		return row{id: id, title: title, unit: unit, better: higherIsBetter, targets: ahead(factor), throughput: true}
+	}
+	var kindRows, wakeRows []row
+	for i, k := range bench.Kinds {
+		letter := string(rune('a' + i))
+		kindRows = append(kindRows, row{id: "G" + letter, title: "goroutines per live queue: " + k.String(),
+			unit: "goroutines", better: lowerIsBetter, targets: []target{{atMost: 1}}})
+		wakeRows = append(wakeRows, row{id: "W" + letter, title: "timer wake-ups per minute, one idle queue: " + k.String(),
+			unit: "wake-ups/min", better: lowerIsBetter, targets: []target{{atMost: 0}}})
+	}
+
+	return []experiment{
+		{name: "cycle 1×1", rows: []row{throughputRow("1", "Add/Get/Done, 1 producer, 1 worker, distinct keys", "items/s", 1)},
+			measure: cycle(1, 1)},
+		{name: "cycle 8×8", rows: []row{throughputRow("2", "Add/Get/Done, 8 producers, 8 workers", "items/s", 1)},
+			measure: cycle(8, 8)},
+		{name: "cycle 64×64", rows: []row{throughputRow("3", "Add/Get/Done, 64 producers, 64 workers", "items/s", 1)},
+			measure: cycle(64, 64)},
+		{name: "hot keys", rows: []row{throughputRow("4", "1000 hot keys re-added while processed, 8×8 (producer Adds until all served)", "adds/s", 1)},
+			measure: func(impl bench.Impl) []float64 {
+				d := bench.HotKeys(impl, bench.HotKeySpec{Adds: m.hotAdds, Keys: 1000, Producers: 8, Workers: 8})
+				return []float64{perSecond(m.hotAdds, d)}
+			}},
+		{name: "AddAfter flood", rows: []row{throughputRow("5", fmt.Sprintf("AddAfter flood: %dk items, delays 0–50 ms, 8×8, until all processed", m.floodItems/1000), "items/s", 2)},
+			measure: func(impl bench.Impl) []float64 {
+				d := bench.Flood(impl, bench.FloodSpec{Items: m.floodItems, MaxDelay: 50 * time.Millisecond, Producers: 8, Workers: 8})
+				return []float64{perSecond(m.floodItems, d)}
+			}},
+		{name: "retry loop", rows: []row{throughputRow("6", fmt.Sprintf("retry loop: %dk items fail 3× (AddRateLimited, 5/10/20 ms), then Forget; 8 workers", m.retryItems/1000), "Gets/s", 2)},
+			measure: func(impl bench.Impl) []float64 {
+				d := bench.RetryLoop(impl, bench.RetrySpec{Items: m.retryItems, Failures: 3, Workers: 8, Retry: bench.DefaultRetry})
+				return []float64{perSecond(4*m.retryItems, d)}
+			}},
+		{name: "idle queues", rows: []row{
+			{id: "7a", title: fmt.Sprintf("%d idle rate-limiting queues: bytes per queue", m.idleQueues), unit: "B", better: lowerIsBetter, targets: ahead(1)},
+			{id: "7b", title: fmt.Sprintf("%d idle rate-limiting queues: goroutines per queue", m.idleQueues), unit: "goroutines", better: lowerIsBetter, targets: []target{{atMost: 1}}},
+		}, measure: func(impl bench.Impl) []float64 {
+			f := bench.MeasureFootprint(impl, bench.RateLimiting, m.idleQueues)
+			return []float64{f.BytesPerQueue, f.GoroutinesPerQueue}
+		}},
+		{name: "idle wake-ups", once: true, rows: []row{
+			{id: "7c", title: fmt.Sprintf("%d idle rate-limiting queues: timer wake-ups per minute, all queues", m.idleQueues), unit: "wake-ups/min", better: lowerIsBetter, targets: []target{{atMost: 0}}},
+		}, measure: func(impl bench.Impl) []float64 { return []float64{wakeups(impl.Name).Many} }},
+		{name: "latency", rows: []row{
+			{id: "8a", title: fmt.Sprintf("Add-to-Get latency p50, %.0fk items/s steady, 4 workers", 1/m.latencyInterval.Seconds()/1000), unit: "µs", better: lowerIsBetter, targets: ahead(1)},
+			{id: "8b", title: "Add-to-Get latency p99, same load", unit: "µs", better: lowerIsBetter, targets: ahead(1)},
+		}, measure: func(impl bench.Impl) []float64 {
+			lat := bench.Latency(impl, bench.LatencySpec{Items: m.latencyItems, Interval: m.latencyInterval, Workers: 4})
+			return []float64{micros(bench.Quantile(lat, 0.5)), micros(bench.Quantile(lat, 0.99))}
+		}},
+		{name: "observers", rows: []row{
+			throughputRow("9a", "row 2 with 1 observer calling Len and ShuttingDown in a loop", "items/s", 1),
+			throughputRow("9b", "the observer's Len and ShuttingDown calls meanwhile", "calls/s", 1),
+		}, measure: func(impl bench.Impl) []float64 {
+			r := bench.Cycle(impl, bench.CycleSpec{Items: m.cycleItems, Producers: 8, Workers: 8, Observers: 1})
+			return []float64{perSecond(m.cycleItems, r.Elapsed), float64(r.ObserverCalls) / r.Elapsed.Seconds()}
+		}},
+		{name: "goroutines per kind", once: true, rows: kindRows, measure: func(impl bench.Impl) []float64 {
+			var out []float64
+			for _, k := range bench.Kinds {
+				out = append(out, bench.MeasureFootprint(impl, k, m.kindQueues).GoroutinesPerQueue)
+			}
+			return out
+		}},
+		{name: "after ShutDown", rows: []row{
+			{id: "S", title: fmt.Sprintf("goroutines per delaying queue right after ShutDown returns (mean of %d)", m.shutdownQueues), unit: "goroutines", better: lowerIsBetter, targets: []target{{atMost: 0}}},
+		}, measure: func(impl bench.Impl) []float64 {
+			return []float64{bench.MeasureAfterShutDown(impl, bench.Delaying, m.shutdownQueues).Left}
+		}},
+		{name: "idle wake-ups per kind", once: true, rows: wakeRows, measure: func(impl bench.Impl) []float64 {
+			return wakeups(impl.Name).PerKind
+		}},
+		{name: "bytes per item", rows: []row{
+			{id: "B", title: fmt.Sprintf("bytes per queued item (%dk distinct keys, no worker)", m.queuedItems/1000), unit: "B", better: lowerIsBetter},
+		}, measure: func(impl bench.Impl) []float64 { return []float64{bench.BytesPerItem(impl, m.queuedItems)} }},
+		{name: "allocations", rows: []row{
+			{id: "A", title: "allocations per Add/Get/Done cycle, one goroutine", unit: "allocs", better: lowerIsBetter, targets: []target{{peer: clientGo, ratio: 1}}},
+		}, measure: func(impl bench.Impl) []float64 { return []float64{bench.AllocsPerCycle(impl, m.allocCycles)} }},
+	}
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

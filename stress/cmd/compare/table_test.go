@@ -1,0 +1,91 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// fixture is a run with fixed figures: three rounds of a throughput row, one round of a
+// goroutine count, and a row where controller-runtime cannot take part.
+func fixture() results {
+	return results{
+		impls: []string{actorQueue, clientGo, ctrlRT},
+		rows: []row{
+			{id: "1", title: "cycle", unit: "items/s", better: higherIsBetter, targets: ahead(1), throughput: true},
+			{id: "G", title: "goroutines", unit: "goroutines", better: lowerIsBetter, targets: []target{{atMost: 1}}},
+			{id: "W", title: "wake-ups", unit: "wake-ups/min", better: lowerIsBetter, targets: []target{{atMost: 0}, {peer: clientGo, ratio: 1}}},
+		},
+		figures: map[string][][]float64{
+			// ratios against client-go: 2, 3, 1.5; against controller-runtime: 0.5, 0.6, 0.4
+			"1": {{200, 300, 150}, {100, 100, 100}, {400, 500, 375}},
+			"G": {{1}, {0}, {4}},
+			"W": {{6}, {6}, {math.NaN()}},
+		},
+	}
+}
+
+// tableCells returns the cells of the line of row id in a rendered table.
+func tableCells(t *testing.T, table, id string) []string {
+	t.Helper()
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) > 1 && cells[0] == id {
+			return cells
+		}
+	}
+	t.Fatalf("no line for row %q in\n%s", id, table)
+	return nil
+}
+
+func TestMarkdownShowsMediansRatiosAndTargets(t *testing.T) {
+	table := fixture().markdown()
+	cases := []struct {
+		id   string
+		want []string // #, row, unit, better, 3 medians, 2 ratios, targets
+	}{
+		{"1", []string{"1", "cycle", "items/s", "higher", "200", "100", "400",
+			"2.00× [1.50–3.00×]", "0.50× [0.40–0.60×]", "✓ ≥ 1× client-go; ✗ ≥ 1× controller-runtime"}},
+		{"G", []string{"G", "goroutines", "goroutines", "lower", "1", "0", "4",
+			"0.00×", "4.00×", "✓ ≤ 1"}},
+		{"W", []string{"W", "wake-ups", "wake-ups/min", "lower", "6", "6", "n/a",
+			"1.00×", "n/a", "✗ = 0; ✓ ≥ 1× client-go"}},
+	}
+	for _, c := range cases {
+		got := tableCells(t, table, c.id)
+		if strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("row %s:\n got %q\nwant %q", c.id, got, c.want)
+		}
+	}
+	header := tableCells(t, table, "#")
+	if got := strings.Join(header, ","); got != "#,row,unit,better,actorqueue,client-go,controller-runtime,× client-go,× controller-runtime,targets" {
+		t.Errorf("header = %s", got)
+	}
+}
+
+func TestRenderMarkdownAlignsColumns(t *testing.T) {
+	table := renderMarkdown([][]string{{"a", "bb"}, {"ééé", "c"}, {"d", "eeee"}})
+	want := "| a   | bb   |\n| --- | ---- |\n| ééé | c    |\n| d   | eeee |\n"
+	if table != want {
+		t.Errorf("renderMarkdown =\n%s\nwant\n%s", table, want)
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	cases := []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {0.25, "0.25"}, {1, "1"}, {12.34, "12.3"}, {100, "100"}, {999, "999"},
+		{1234, "1.23 k"}, {456_000, "456 k"}, {1_500_000, "1.5 M"}, {2e9, "2 G"},
+		{math.NaN(), "n/a"}, {math.Inf(1), "∞"},
+	}
+	for _, c := range cases {
+		if got := formatValue(c.v); got != c.want {
+			t.Errorf("formatValue(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
