@@ -102,7 +102,7 @@ func decodeLimiter(in *input, num numbers, depth int) limiterSpec {
 }
 
 // valid reports whether the library's constructors accept s: they refuse negative delays,
-// and negative rates and bursts for an item bucket.
+// and negative rates and bursts for an item bucket (a NaN rate is not negative).
 func (s limiterSpec) valid() bool {
 	switch s.kind {
 	case exponential, fastSlow:
@@ -110,7 +110,7 @@ func (s limiterSpec) valid() bool {
 	case maxWait:
 		return s.a >= 0 && s.parts[0].valid()
 	case itemBucket:
-		return s.r >= 0 && s.n >= 0
+		return !(s.r < 0) && s.n >= 0
 	case maxOf:
 		for _, p := range s.parts {
 			if !p.valid() {

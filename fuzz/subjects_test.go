@@ -20,41 +20,57 @@ type subject[T comparable] struct {
 	name  string
 	level level
 	build func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T]
+	// ticks is set for a queue with metrics: it wakes every 500ms while an item is in
+	// processing, so long sleeps cost millions of wake-ups.
+	ticks bool
 }
 
 // subjects returns every way to build a queue of T.
 func subjects[T comparable]() []subject[T] {
-	return []subject[T]{
-		{"NewTyped", plain, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
-			return workqueue.NewTyped[T]()
-		}},
-		{"NewTypedWithConfig(custom storage)", plain, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+	type queue = workqueue.TypedInterface[T]
+	type limiter = workqueue.TypedRateLimiter[T]
+	return []subject[T]{{
+		name: "NewTyped", level: plain,
+		build: func(limiter) queue { return workqueue.NewTyped[T]() },
+	}, {
+		name: "NewTypedWithConfig(custom storage)", level: plain,
+		build: func(limiter) queue {
 			return workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[T]{Queue: new(sliceStorage[T])})
-		}},
-		{"NewTypedWithConfig(metrics)", plain, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+		},
+	}, {
+		name: "NewTypedWithConfig(metrics)", level: plain, ticks: true,
+		build: func(limiter) queue {
 			return workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[T]{Name: "fuzz", MetricsProvider: quietMetrics{}})
-		}},
-		{"NewTypedDelayingQueue", delaying, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
-			return workqueue.NewTypedDelayingQueue[T]()
-		}},
-		{"NewTypedDelayingQueueWithConfig(queue of this package)", delaying, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+		},
+	}, {
+		name: "NewTypedDelayingQueue", level: delaying,
+		build: func(limiter) queue { return workqueue.NewTypedDelayingQueue[T]() },
+	}, {
+		name: "NewTypedDelayingQueueWithConfig(queue of this package)", level: delaying,
+		build: func(limiter) queue {
 			return workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[T]{Queue: workqueue.NewTyped[T]()})
-		}},
-		{"NewTypedDelayingQueueWithConfig(foreign queue)", delaying, func(workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+		},
+	}, {
+		name: "NewTypedDelayingQueueWithConfig(foreign queue)", level: delaying,
+		build: func(limiter) queue {
 			return workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[T]{Queue: foreign[T]{workqueue.NewTyped[T]()}})
-		}},
-		{"NewTypedRateLimitingQueue", rateLimiting, func(l workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
-			return workqueue.NewTypedRateLimitingQueue(l)
-		}},
-		{"NewTypedRateLimitingQueueWithConfig(metrics)", rateLimiting, func(l workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+		},
+	}, {
+		name: "NewTypedRateLimitingQueue", level: rateLimiting,
+		build: func(l limiter) queue { return workqueue.NewTypedRateLimitingQueue(l) },
+	}, {
+		name: "NewTypedRateLimitingQueueWithConfig(metrics)", level: rateLimiting, ticks: true,
+		build: func(l limiter) queue {
 			return workqueue.NewTypedRateLimitingQueueWithConfig(l, workqueue.TypedRateLimitingQueueConfig[T]{Name: "fuzz", MetricsProvider: quietMetrics{}})
-		}},
-		{"NewTypedRateLimitingQueueWithConfig(foreign delaying queue)", rateLimiting, func(l workqueue.TypedRateLimiter[T]) workqueue.TypedInterface[T] {
+		},
+	}, {
+		name: "NewTypedRateLimitingQueueWithConfig(foreign delaying queue)", level: rateLimiting,
+		build: func(l limiter) queue {
 			return workqueue.NewTypedRateLimitingQueueWithConfig(l, workqueue.TypedRateLimitingQueueConfig[T]{
 				DelayingQueue: foreignDelaying[T]{workqueue.NewTypedDelayingQueue[T]()},
 			})
-		}},
-	}
+		},
+	}}
 }
 
 // foreign hides that a queue comes from this package, as a queue of another package would
