@@ -43,13 +43,27 @@ func significant(v float64) string {
 	return s
 }
 
-// formatRatio writes an advantage: 1.52×, ∞ or n/a.
+// formatRatio writes an advantage with two decimals below 10, one below 100, none above:
+// 1.52×, 12.5×, 7143×, ∞ or n/a.
 func formatRatio(r float64) string {
 	switch {
 	case math.IsNaN(r):
 		return "n/a"
 	case math.IsInf(r, 1):
 		return "∞"
+	case r >= 100:
+		return fmt.Sprintf("%.0f×", r)
+	case r >= 10:
+		return fmt.Sprintf("%.1f×", r)
 	}
 	return fmt.Sprintf("%.2f×", r)
+}
+
+// thousands writes n with a comma between groups of three digits: 10,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

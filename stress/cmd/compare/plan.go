@@ -105,14 +105,14 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 				return []float64{perSecond(4*m.retryItems, d)}
 			}},
 		{name: "idle queues", rows: []row{
-			{id: "7a", title: fmt.Sprintf("%d idle rate-limiting queues: bytes per queue", m.idleQueues), unit: "B", better: lowerIsBetter, targets: ahead(1)},
-			{id: "7b", title: fmt.Sprintf("%d idle rate-limiting queues: goroutines per queue", m.idleQueues), unit: "goroutines", better: lowerIsBetter, targets: []target{{atMost: 1}}},
+			{id: "7a", title: thousands(m.idleQueues) + " idle rate-limiting queues: bytes per queue", unit: "B", better: lowerIsBetter, targets: ahead(1)},
+			{id: "7b", title: thousands(m.idleQueues) + " idle rate-limiting queues: goroutines per queue", unit: "goroutines", better: lowerIsBetter, targets: []target{{atMost: 1}}},
 		}, measure: func(impl bench.Impl) []float64 {
 			f := bench.MeasureFootprint(impl, bench.RateLimiting, m.idleQueues)
 			return []float64{f.BytesPerQueue, f.GoroutinesPerQueue}
 		}},
 		{name: "idle wake-ups", once: true, rows: []row{
-			{id: "7c", title: fmt.Sprintf("%d idle rate-limiting queues: timer wake-ups per minute, all queues", m.idleQueues), unit: "wake-ups/min", better: lowerIsBetter, targets: []target{{atMost: 0}}},
+			{id: "7c", title: thousands(m.idleQueues) + " idle rate-limiting queues: timer wake-ups per minute, all queues", unit: "wake-ups/min", better: lowerIsBetter, targets: []target{{atMost: 0}}},
 		}, measure: func(impl bench.Impl) []float64 { return []float64{wakeups(impl.Name).Many} }},
 		{name: "latency", rows: []row{
 			{id: "8a", title: fmt.Sprintf("Add-to-Get latency p50, %.0fk items/s steady, 4 workers", 1/m.latencyInterval.Seconds()/1000), unit: "µs", better: lowerIsBetter, targets: ahead(1)},

@@ -89,3 +89,18 @@ func TestFormatValue(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatRatioAndThousands(t *testing.T) {
+	ratios := map[float64]string{0: "0.00×", 1.234: "1.23×", 12.34: "12.3×", 7143.14: "7143×", math.Inf(1): "∞", math.NaN(): "n/a"}
+	for r, want := range ratios {
+		if got := formatRatio(r); got != want {
+			t.Errorf("formatRatio(%v) = %q, want %q", r, got, want)
+		}
+	}
+	numbers := map[int]string{0: "0", 999: "999", 1000: "1,000", 10_000: "10,000", 1_234_567: "1,234,567", -1000: "-1,000"}
+	for n, want := range numbers {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
