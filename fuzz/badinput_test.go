@@ -43,20 +43,13 @@ func FuzzBadInput(f *testing.F) {
 
 // badCall decodes one call from in, with any items, and makes it on both sides of d.
 func badCall(d *duel[any], in *input, v *values) {
-	calls := 8
-	switch d.level {
-	case delaying:
-		calls = 9
-	case rateLimiting:
-		calls = 12
-	}
 	// item decodes an item for method, skipping the test if the call would hit a known bug.
 	item := func(method string) any {
 		x := v.decode(in, 2)
 		skipKnownBug(d.t, d.subject, method, x)
 		return x
 	}
-	switch in.pick(calls) {
+	switch in.pick(callsOf(d.level)) {
 	case 0:
 		d.add(item("Add"))
 	case 1:

@@ -37,14 +37,7 @@ func FuzzQueue(f *testing.F) {
 // queueCall decodes one call from in and makes it on both sides of d. The calls a queue's
 // level lacks are not decoded.
 func queueCall(d *duel[int], in *input) {
-	calls := 8
-	switch d.level {
-	case delaying:
-		calls = 9
-	case rateLimiting:
-		calls = 12
-	}
-	switch in.pick(calls) {
+	switch in.pick(callsOf(d.level)) {
 	case 0:
 		d.add(choose(in, keys...))
 	case 1:

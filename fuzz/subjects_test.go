@@ -13,6 +13,11 @@ const (
 	rateLimiting              // TypedRateLimitingInterface
 )
 
+// callsOf returns how many kinds of call a queue of level l takes: the queue targets number
+// their calls so that a level's calls come first (8 for any queue, then AddAfter, then
+// AddRateLimited, Forget and NumRequeues).
+func callsOf(l level) int { return []int{plain: 8, delaying: 9, rateLimiting: 12}[l] }
+
 // subject is one way to build a queue through the root package. Every way the package
 // offers to build a queue runs different code: read ahead or not, waiting for the owner or
 // not, one goroutine or two, the limiter in the owner or behind a mutex.
