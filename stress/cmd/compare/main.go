@@ -43,9 +43,9 @@ func main() {
 
 	res := run(plan(m, wakeupsOnce(m.idleQueues)), bench.Impls(), m.rounds, os.Stderr)
 
-	report := fmt.Sprintf("Measured %s with `%s` (%s mode, %d rounds, %s).\nMachine: %s.\n\n%s\n\n%s",
+	report := fmt.Sprintf("Measured %s with `%s` (%s mode, %d rounds, %s).\nMachine: %s.\n\n%s\n\n%s\n%s\n",
 		started.Format("2006-01-02 15:04 MST"), command, m.name, m.rounds, time.Since(started).Round(time.Second),
-		where, tableLegend, res.markdown())
+		where, tableLegend, res.markdown(), methods)
 	fmt.Print(report)
 	if err := write(*outDir, report, res.chart("Throughput per row, median over rounds (longer is better) — "+started.Format("2006-01-02"))); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)

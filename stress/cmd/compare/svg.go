@@ -52,7 +52,7 @@ func (res results) chart(title string) string {
 			}
 		}
 		y := chartTop + n*group
-		fmt.Fprintf(&b, `<text x="10" y="%d">%s</text>`+"\n", y+barHeight+4, escape(r.id+". "+shorten(r.title, 58)))
+		fmt.Fprintf(&b, `<text x="10" y="%d">%s</text>`+"\n", y+barHeight+4, escape(r.id+". "+shorten(r.title, 54)))
 		for i, m := range medians {
 			width := 0.0
 			if longest > 0 && !math.IsNaN(m) {

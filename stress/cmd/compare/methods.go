@@ -1,0 +1,34 @@
+package main
+
+// methods says how each row is measured; the report prints it under the table.
+const methods = `How each row is measured (code: stress/bench):
+- All three run the same workload code on int keys through client-go's rate-limiting
+  interface; each run makes a new queue (an unnamed rate-limiting queue with the exponential
+  limiter, 5 ms doubling to 1000 s) and shuts it down after. Before each run: a GC.
+  controller-runtime's priorityqueue.New gets an empty name, which makes it record no metrics
+  (the others record none either); it has one kind of queue, which stands in for all four
+  kinds in rows G and W, named with a metrics provider that discards in Gd and Wd.
+- Rows 1–3, 9: producers Add distinct keys, workers Get and Done; items/s from the first Add
+  to the last Done. 9b counts the observer's calls in the same time.
+- Row 4: 8 producers Add keys drawn from 1000; every other item handed out is added again by
+  its worker before Done (up to Adds/8 such re-adds). Ends when, for every key, a Get returned
+  after its last Add began; adds/s counts the producers' Adds.
+- Row 5: 8 producers AddAfter with delays uniform in [0, 50 ms] (fixed seed); items/s from the
+  first AddAfter to the last Done, so no run is shorter than 50 ms.
+- Row 6: every item fails 3 times (AddRateLimited), then Forget; Gets/s counts all 4 Gets of
+  each item; the back-offs alone take 35 ms.
+- Row 7a: growth of live heap plus goroutine stacks after a GC, per queue. Goroutine counts
+  (7b, G): goroutines carrying a profiler label set while the queues were created (goroutines
+  inherit labels), so nothing else in the process counts.
+- Wake-ups (7c, W): the queues idle for one simulated minute inside a testing/synctest bubble,
+  whose fake clock jumps from timer to timer, under an execution trace (runtime/trace); a
+  wake-up is one of the queues' goroutines going from waiting to runnable, or a goroutine
+  created by a timer, in that minute. It runs in a child process, since synctest needs a
+  *testing.T; it is exact, so it runs once.
+- Row S: one delaying queue at a time; runtime.NumGoroutine just before and just after
+  ShutDown, without yielding in between: the queue's goroutines that have not ended are left.
+- Row 8: one producer Adds at a steady pace (sleeping until each Add is due); latency from just
+  before Add until the worker's Get returned; p50 and p99 by nearest rank.
+- Row B: live heap growth after queueing distinct keys with no worker, per item.
+- Row A: runtime.MemStats.Mallocs over Add, Get, Done in one goroutine, per cycle, counting
+  every goroutine's allocations (a queue's own goroutines allocate for it).`
