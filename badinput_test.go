@@ -231,6 +231,7 @@ func TestConcurrentShutDowns(t *testing.T) {
 		q.Done(item)
 		callers.Wait()
 		assert.True(t, q.ShuttingDown())
+		synctest.Wait() // the owner's last act is to signal its exit: let it finish leaving
 		assert.Equal(t, before, bubbleGoroutines(), "the queue's goroutine is gone")
 	})
 }

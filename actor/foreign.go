@@ -46,6 +46,7 @@ func NewDelayer[T comparable](inner Inner[T], c clock.Clock, retries metrics.Cou
 // AddAfter adds item to the inner queue once delay has passed; a delay of zero or less adds it
 // at once. It does nothing once the inner queue is shutting down.
 func (d *Delayer[T]) AddAfter(item T, delay time.Duration) {
+	d.delays.check("AddAfter", item)
 	if d.Inner.ShuttingDown() {
 		return
 	}
@@ -87,14 +88,19 @@ func NewRetrier[T comparable](inner DelayingInner[T], l *Limiter[T]) *Retrier[T]
 
 // AddRateLimited adds item to the inner queue after the wait the limiter decides.
 func (r *Retrier[T]) AddRateLimited(item T) {
+	r.DelayingInner.AddAfter(item, r.when(item))
+}
+
+func (r *Retrier[T]) when(item T) time.Duration {
+	mustHash("AddRateLimited", item)
 	r.mu.Lock()
-	d := r.limiter.When(item)
-	r.mu.Unlock()
-	r.DelayingInner.AddAfter(item, d)
+	defer r.mu.Unlock()
+	return r.limiter.When(item)
 }
 
 // Forget makes the limiter forget item's failures.
 func (r *Retrier[T]) Forget(item T) {
+	mustHash("Forget", item)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.limiter.Forget(item)
@@ -102,6 +108,7 @@ func (r *Retrier[T]) Forget(item T) {
 
 // NumRequeues returns the failures the limiter counts for item.
 func (r *Retrier[T]) NumRequeues(item T) int {
+	mustHash("NumRequeues", item)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.limiter.NumRequeues(item)

@@ -26,6 +26,7 @@ type machine[T comparable] struct {
 	clock   clock.Clock
 	forward func(T) // when set, items go here instead of into state
 
+	mailbox  *mailbox[T] // the queue's mailbox, where the owner posts the items that fall due
 	ready    chan handoff[T]
 	taken    *atomic.Uint64 // the watermark of takes (see mailbox)
 	closing  chan struct{}  // closed when shutdown begins
@@ -271,18 +272,27 @@ func (m *machine[T]) reserve() (h handoff[T], ok bool) {
 
 // wake does the work that time brings: it releases the delayed items that are due and, when
 // due, updates the unfinished-work gauges.
+//
+// Due items are released as one command posted to the mailbox, not added on the spot: like
+// any command it is stamped with the takes so far, and applied after the commands sent
+// before it. Added on the spot, a due item could meet a take that happened before it but has
+// not reached the owner yet, and be dropped as a duplicate of the item in processing.
 func (m *machine[T]) wake() {
 	if m.waiting.Len() == 0 && m.tickAt.IsZero() {
 		return
 	}
 	now := m.clock.Now()
 	m.instant = now
+	var due []T
 	for {
 		item, ok := m.waiting.PopDue(now)
 		if !ok {
 			break
 		}
-		m.guard(func() { m.add(item) })
+		due = append(due, item)
+	}
+	if due != nil {
+		m.mailbox.put(command[T]{op: opAddBatch, items: due})
 	}
 	m.guard(m.noteDelayed)
 	if !m.tickAt.IsZero() && !now.Before(m.tickAt) {

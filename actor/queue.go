@@ -14,13 +14,8 @@ import (
 	"github.com/actorqueue/workqueue/queue"
 )
 
-const (
-	// readySize is how many reserved items may wait in ready for a getter.
-	readySize = 32
-	// batchSize is how many commands the owner applies before it looks at the clock again, so
-	// that a flood of commands cannot hold back delayed items that fall due.
-	batchSize = 256
-)
+// readySize is how many reserved items may wait in ready for a getter.
+const readySize = 32
 
 // Config describes a queue. The zero value is a FIFO queue on the real clock without metrics.
 type Config[T comparable] struct {
@@ -90,6 +85,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	q.mailbox = newMailbox[T](&q.taken)
 	q.replies.New = func() any { return make(chan result[T], 1) }
 	q.m = machine[T]{
+		mailbox:   &q.mailbox,
 		state:     queue.New(c.Storage),
 		metrics:   meters,
 		clock:     q.clock,

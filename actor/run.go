@@ -14,9 +14,10 @@ func (q *Queue[T]) run() {
 	q.handOver()
 }
 
-// turn takes the pending commands, or sleeps until a command or the alarm comes; applies them,
-// releasing the delayed items that fall due after every batchSize commands, so that a flood of
-// commands cannot hold them back; then refills ready and re-arms the alarm.
+// turn takes the pending commands, or sleeps until a command or the alarm comes; applies them;
+// posts the delayed items that have fallen due; refills ready and re-arms the alarm. A due item
+// is applied after the commands sent before it fell due, and before those sent after: a flood
+// of commands cannot hold it back.
 func (q *Queue[T]) turn(a *alarm) {
 	m := &q.m
 	m.instant = time.Time{}
@@ -31,9 +32,6 @@ func (q *Queue[T]) turn(a *alarm) {
 	}
 	for i := range commands {
 		m.exec(&commands[i])
-		if (i+1)%batchSize == 0 {
-			m.wake()
-		}
 	}
 	if commands != nil {
 		q.mailbox.recycle(commands)

@@ -15,25 +15,46 @@ import (
 	"github.com/actorqueue/workqueue/queue"
 )
 
-// TestAFloodCannotHoldBackDueItems: with more commands waiting than a batch, the owner releases
-// the delayed items that are due after every batch, not after the whole flood.
+// TestAFloodCannotHoldBackDueItems: an item that falls due is applied after the commands sent
+// before, and before the commands sent after, however many keep coming.
 func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newQueue(Config[int]{}) // the owner is not running: the test turns it by hand
 		q.m.readAhead = false        // keep every item in storage, in order
 		q.m.waiting.Schedule(-1, time.Now())
-		const flood = 3*batchSize + 10
+		const flood = 1000
 		for i := range flood {
 			q.mailbox.put(command[int]{op: opAdd, item: i})
 		}
 		var a alarm
+		q.turn(&a) // applies the flood, then finds -1 due
+		for i := range flood {
+			q.mailbox.put(command[int]{op: opAdd, item: flood + i})
+		}
 		q.turn(&a)
 		var order []int
 		for item, _, ok := q.m.state.Reserve(time.Time{}); ok; item, _, ok = q.m.state.Reserve(time.Time{}) {
 			order = append(order, item)
 		}
-		require.Len(t, order, flood+1)
-		assert.Equal(t, -1, order[batchSize], "the due item comes right after the first batch")
+		require.Len(t, order, 2*flood+1)
+		assert.Equal(t, -1, order[flood], "the due item comes between the two floods")
+	})
+}
+
+// TestADueItemMeetsTheTakesBeforeIt: an item taken by a getter, and added again by a delay that
+// falls due while it is processed, is processed again after Done, even though no command
+// reached the owner between the take and the delay.
+func TestADueItemMeetsTheTakesBeforeIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config[string]{})
+		defer q.ShutDown()
+		q.AddAfter("x", time.Millisecond, nil)
+		q.Add("x")
+		item, _ := q.Get()
+		time.Sleep(time.Millisecond) // the delay ends while x is in processing
+		synctest.Wait()
+		q.Done(item)
+		assert.Equal(t, 1, q.Len(), "x is queued again")
 	})
 }
 
