@@ -1,6 +1,9 @@
 package bench
 
-import "runtime"
+import (
+	"runtime"
+	"time"
+)
 
 // AfterShutDown is what is left of a queue right after its ShutDown returns.
 type AfterShutDown struct {
@@ -16,8 +19,8 @@ type AfterShutDown struct {
 // the queue's goroutines (by profiler label, see labelled), then reads runtime.NumGoroutine
 // just before and just after ShutDown: of the queue's goroutines, those that did not end in
 // between are left. Reading the count takes nanoseconds, where a goroutine profile would
-// stop the world and give the queue's goroutines time to end. It then waits for them to end
-// before the next queue, so that nothing else in the process ends meanwhile.
+// stop the world and give the queue's goroutines time to end. It then waits, reading the count
+// again, until they have ended before the next queue, so that nothing else ends meanwhile.
 func MeasureAfterShutDown(impl Impl, k Kind, count int) AfterShutDown {
 	var live, left int
 	var result AfterShutDown
@@ -33,9 +36,17 @@ func MeasureAfterShutDown(impl Impl, k Kind, count int) AfterShutDown {
 			left += n - ended
 			result.QueuesWithLeft++
 		}
-		awaitGoroutines(label)
+		awaitCount(before - n)
 	}
 	result.Live = float64(live) / float64(count)
 	result.Left = float64(left) / float64(count)
 	return result
+}
+
+// awaitCount waits, up to 10 s, until at most n goroutines exist, looking every 20 µs.
+func awaitCount(n int) {
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > n && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Microsecond)
+	}
 }
