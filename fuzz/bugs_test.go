@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -11,32 +10,14 @@ import (
 	"github.com/actorqueue/workqueue"
 )
 
-// The tests in this file show library bugs the fuzz targets found. They fail until the bugs
-// are fixed, so they run only when ACTORQUEUE_KNOWN_BUGS is set:
-//
-//	ACTORQUEUE_KNOWN_BUGS=1 go test -race -run Known ./fuzz/
-//
-// FuzzBadInput skips the inputs that hit them (see skipKnownBug). Once a bug is fixed, drop
-// its entry in knownBugs and the test's call to knownBug.
+// The tests in this file pin down library bugs the fuzz targets found, fixed in c2c135a; the
+// crashers stay in the seed corpora.
 
-// showKnownBugs is set by ACTORQUEUE_KNOWN_BUGS: the tests below run, and the fuzz targets no
-// longer steer around the bugs.
-var showKnownBugs = os.Getenv("ACTORQUEUE_KNOWN_BUGS") != ""
-
-// knownBug skips t unless ACTORQUEUE_KNOWN_BUGS is set.
-func knownBug(t *testing.T) {
-	if !showKnownBugs {
-		t.Skip("a known library bug; set ACTORQUEUE_KNOWN_BUGS=1 to run")
-	}
-}
-
-// TestKnownDelayedAddOfATakenItemIsLost: a getter's take reaches the owner with the next
+// TestDelayedAddOfATakenItemIsNotLost: a getter's take reaches the owner with the next
 // command. When a delayed add falls due before any command came since the Get, the owner
 // still counts the item as waiting, so the add is dropped as a duplicate instead of marking
-// the item for processing again: client-go processes it again after Done. FuzzQueue and
-// FuzzBadInput steer around it by sending a Len after every Get (see duel.settle).
-func TestKnownDelayedAddOfATakenItemIsLost(t *testing.T) {
-	knownBug(t)
+// the item for processing again: client-go processes it again after Done.
+func TestDelayedAddOfATakenItemIsNotLost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := workqueue.NewTypedDelayingQueue[string]()
 		defer q.ShutDown()
@@ -52,49 +33,11 @@ func TestKnownDelayedAddOfATakenItemIsLost(t *testing.T) {
 	})
 }
 
-// knownBugs names, for a subject and a method, the test showing the bug that an unhashable
-// item hits there.
-var knownBugs = map[string]map[string]string{
-	"NewTypedDelayingQueueWithConfig(foreign queue)": {
-		"AddAfter": "TestKnownForeignDelayingQueueAddAfterChecksNoItem",
-	},
-	"NewTypedRateLimitingQueueWithConfig(foreign delaying queue)": {
-		"AddRateLimited": "TestKnownForeignRateLimitingQueueLocksUpOnUnhashableItems",
-		"Forget":         "TestKnownForeignRateLimitingQueueLocksUpOnUnhashableItems",
-		"NumRequeues":    "TestKnownForeignRateLimitingQueueLocksUpOnUnhashableItems",
-	},
-}
-
-// nanBugs names, for a subject, the test showing the bug that an item holding a NaN hits.
-var nanBugs = map[string]string{
-	"NewTypedWithConfig(custom storage)": "TestKnownNaNItemsWithCustomStorage",
-}
-
-// skipKnownBug skips the test if calling method of the subject with item would hit a known
-// bug: if item cannot be a map key and knownBugs lists the call, or if item holds a NaN and
-// nanBugs lists the subject.
-func skipKnownBug(t *testing.T, subject, method string, item any) {
-	switch {
-	case !hashable(item):
-		if test := knownBugs[subject][method]; test != "" {
-			t.Skipf("%s of an unhashable item hits a known bug: %s", method, test)
-		}
-	case item != item:
-		if test := nanBugs[subject]; test != "" {
-			t.Skipf("an item holding a NaN hits a known bug: %s", test)
-		}
-	}
-}
-
-// hashable reports whether item can be a map key.
-func hashable(item any) bool { return catch(func() { _ = map[any]bool{item: true} }) == "" }
-
-// TestKnownNaNItemsWithCustomStorage: a NaN can be a map key, though it never finds itself
+// TestNaNItemsWithCustomStorageAreHandedOut: a NaN can be a map key, though it never finds itself
 // again, and client-go hands it out like any other item, as this library's queues do with
 // their own storage. With a custom storage, Get panics with "the queue's storage popped an
 // item it was not holding", and the item is lost.
-func TestKnownNaNItemsWithCustomStorage(t *testing.T) {
-	knownBug(t)
+func TestNaNItemsWithCustomStorageAreHandedOut(t *testing.T) {
 	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[float64]{Queue: new(sliceStorage[float64])})
 	defer q.ShutDown()
 	q.Add(math.NaN())
@@ -107,11 +50,10 @@ func TestKnownNaNItemsWithCustomStorage(t *testing.T) {
 	}
 }
 
-// TestKnownForeignDelayingQueueAddAfterChecksNoItem: a delaying queue around a queue of
+// TestForeignDelayingQueueAddAfterChecksItems: a delaying queue around a queue of
 // another package lets its inner queue check items. AddAfter after shutdown returns without
 // panicking for an unhashable item, and with a delay of zero or less, the panic names Add.
-func TestKnownForeignDelayingQueueAddAfterChecksNoItem(t *testing.T) {
-	knownBug(t)
+func TestForeignDelayingQueueAddAfterChecksItems(t *testing.T) {
 	q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[any]{
 		Queue: foreign[any]{workqueue.NewTyped[any]()},
 	})
@@ -124,13 +66,12 @@ func TestKnownForeignDelayingQueueAddAfterChecksNoItem(t *testing.T) {
 	}
 }
 
-// TestKnownForeignRateLimitingQueueLocksUpOnUnhashableItems: a rate-limiting queue around a
+// TestForeignRateLimitingQueueSurvivesUnhashableItems: a rate-limiting queue around a
 // delaying queue of another package calls its limiter under a mutex without checking the item
 // first. An unhashable item panics inside the limiter with a runtime error, and in
 // AddRateLimited the mutex stays locked: every later AddRateLimited, Forget or NumRequeues
 // blocks forever.
-func TestKnownForeignRateLimitingQueueLocksUpOnUnhashableItems(t *testing.T) {
-	knownBug(t)
+func TestForeignRateLimitingQueueSurvivesUnhashableItems(t *testing.T) {
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedItemBasedRateLimiter[any](),
 		workqueue.TypedRateLimitingQueueConfig[any]{DelayingQueue: foreignDelaying[any]{workqueue.NewTypedDelayingQueue[any]()}})
 	defer q.ShutDown()
