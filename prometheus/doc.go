@@ -1,0 +1,26 @@
+// Package prometheus records the metrics of actorqueue's work queues in Prometheus, under the
+// names, labels, help texts and buckets of client-go's workqueue metrics as
+// k8s.io/component-base/metrics/prometheus/workqueue exposes them, so that dashboards and alerts
+// written for Kubernetes controllers keep working:
+//
+//	workqueue_depth{name}                              gauge
+//	workqueue_adds_total{name}                         counter
+//	workqueue_queue_duration_seconds{name}             histogram, seconds
+//	workqueue_work_duration_seconds{name}              histogram, seconds
+//	workqueue_unfinished_work_seconds{name}            gauge, seconds
+//	workqueue_longest_running_processor_seconds{name}  gauge, seconds
+//	workqueue_retries_total{name}                      counter
+//
+// Two more, which client-go does not have, are recorded by queues that ask for them through the
+// optional interfaces of package github.com/actorqueue/workqueue/metrics:
+//
+//	workqueue_delayed_depth{name}                      gauge: items waiting in the delay heap
+//	workqueue_depth_by_priority{name,priority}         gauge: depth of a priority queue
+//
+// Create a [Provider] with [NewProvider], which registers these metrics in the
+// prometheus.Registerer of your choice, and hand it to the queues (a config's MetricsProvider)
+// or to all of them at once (workqueue.SetProvider).
+//
+// This package is a module of its own, so that the workqueue module does not depend on
+// Prometheus.
+package prometheus

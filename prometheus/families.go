@@ -1,0 +1,42 @@
+package prometheus
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// The names, help texts and buckets of client-go's workqueue metrics, as
+// k8s.io/component-base/metrics/prometheus/workqueue declares them (without the "[BETA] " that
+// component-base's registry puts before each help text).
+const (
+	subsystem = "workqueue"
+
+	depthHelp      = "Current depth of workqueue"
+	addsHelp       = "Total number of adds handled by workqueue"
+	latencyHelp    = "How long in seconds an item stays in workqueue before being requested."
+	workHelp       = "How long in seconds processing an item from workqueue takes."
+	unfinishedHelp = "How many seconds of work has done that is in progress and hasn't been " +
+		"observed by work_duration. Large values indicate stuck threads. One can deduce the " +
+		"number of stuck threads by observing the rate at which this increases."
+	longestHelp = "How many seconds has the longest running processor for workqueue been running."
+	retriesHelp = "Total number of retries handled by workqueue"
+
+	delayedHelp = "Current number of items in the delay heap of workqueue, waiting for their " +
+		"delay to pass before being added."
+	priorityHelp = "Current depth of workqueue by priority, for priority queues."
+)
+
+// durationBuckets are client-go's buckets for both duration histograms: 10ns to 10s, a factor
+// of ten apart.
+func durationBuckets() []float64 { return prometheus.ExponentialBuckets(10e-9, 10, 10) }
+
+func newGauge(name, help string, labels ...string) *prometheus.GaugeVec {
+	return prometheus.NewGaugeVec(prometheus.GaugeOpts{Subsystem: subsystem, Name: name, Help: help}, labels)
+}
+
+func newCounter(name, help string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Subsystem: subsystem, Name: name, Help: help}, []string{"name"})
+}
+
+func newHistogram(name, help string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Subsystem: subsystem, Name: name, Help: help, Buckets: durationBuckets(),
+	}, []string{"name"})
+}
