@@ -20,6 +20,12 @@ type SummaryMetric = metrics.SummaryMetric
 // HistogramMetric counts observations in buckets.
 type HistogramMetric = metrics.HistogramMetric
 
+// DepthMetricWithPriority is a queue depth by priority, as controller-runtime records it for
+// its priority queue. A MetricsProvider that also has a method
+// NewDepthMetricWithPriority(name string) DepthMetricWithPriority gives priority queues their
+// depth by priority.
+type DepthMetricWithPriority = metrics.DepthMetricWithPriority
+
 // SetProvider sets the metrics provider of every queue created afterwards without one of its
 // own. Only the first call has an effect.
 func SetProvider(metricsProvider MetricsProvider) { metrics.SetProvider(metricsProvider) }

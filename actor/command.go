@@ -7,18 +7,19 @@ type op uint8
 
 const (
 	opAdd            op = iota // item
-	opAddBatch                 // items, in order
-	opAddAfter                 // item becomes due at at
+	opAddBatch                 // items, in order (a priority queue: with the add options)
+	opAddAfter                 // item becomes due at at (a priority queue: after after)
 	opAddRateLimited           // item, asked of lim at the instant at
+	opDue                      // what is due at at: posted by the owner itself
 	opForget                   // item, lim
 	opNumRequeues              // item, lim; answers n
-	opWant                     // a getter waits (storage that is not read ahead)
-	opUnwant                   // a getter that waited has given up
+	opWant                     // a getter waits (a FIFO queue with a storage not read ahead)
+	opUnwant                   // a getter that waited has given up (a priority queue: reply)
 	opTaken                    // a getter took an item: apply its stamp now (for metrics)
 	opDone                     // item
 	opLen                      // answers n
 	opSnapshot                 // answers snapshot
-	opGet                      // answers an item or shutdown; used once shutting down
+	opGet                      // answers an item or shutdown (a FIFO queue: once shutting down)
 	opShutDown                 // drain, report; answers once shut down (and drained)
 )
 
@@ -33,16 +34,22 @@ type command[T comparable] struct {
 	at     time.Time
 	lim    *Limiter[T]
 	reply  chan result[T]
+
+	// The options of an add to a priority queue.
+	after       time.Duration
+	priority    int
+	rateLimited bool
 }
 
 // result is the owner's answer to a command.
 type result[T any] struct {
-	item     T
-	n        int
-	shutdown bool
-	items    []T
-	snapshot Snapshot
-	fault    any // a panic to raise in the caller
+	item      T
+	n         int  // a count, or the priority of a priority queue's item
+	shutdown  bool // the queue is shut down: no item
+	cancelled bool // a priority queue's getter gave up before an item came
+	items     []T
+	snapshot  Snapshot
+	fault     any // a panic to raise in the caller
 }
 
 // handoff is an item on its way to a getter, with its reservation number. A handoff with a

@@ -1,7 +1,16 @@
 // Package actor runs each queue as one owner goroutine: the only goroutine that touches the
-// queue's state (the FIFO machine of package queue, the delay heap of package delay, the rate
-// limiters and the metrics). Callers talk to it through channels; no lock guards the state
-// while the owner runs.
+// queue's state (the FIFO machine of package queue or the priority machine of package
+// priority, the delay heap of package delay, the rate limiters and the metrics). Callers talk to
+// it through a mailbox and channels; no lock guards the state while the owner runs.
+//
+// # Rules
+//
+// The owner applies one of two sets of rules: client-go's (a FIFO, with a separate delay heap
+// whose due items are added like any item), or the rules of controller-runtime's priority
+// queue (priorities, and delays merged into the items). The shell around them (the mailbox,
+// the turns, the timer, shutdown and handover) is the same. Time events are commands too: when
+// delayed items fall due, the owner posts a command to its own mailbox, so that they take
+// effect in order with every other command.
 //
 // # Mailbox
 //
@@ -24,7 +33,9 @@
 // happened: an Add sent before a Get finds its item still waiting, an Add sent after finds it
 // in processing. This keeps Get stingy and linearizable without a message per Get. A storage
 // that may reorder its items (any storage but the built-in FIFO) is not read ahead: each
-// getter asks for one item, and only then does the owner reserve it.
+// getter asks for one item, and only then does the owner reserve it. A priority queue goes
+// further: a getter's request waits in the owner, which hands the best item to that getter
+// alone, on its reply channel, at the moment it can, so priorities decide at the hand-out.
 //
 // # Shutdown and handover
 //

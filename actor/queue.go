@@ -48,10 +48,11 @@ type Queue[T comparable] struct {
 	alarmWith clock.Clock // the clock for the owner's alarm; nil for the real one
 	waits     bool        // callers wait for every command: the owner runs foreign code
 	checkKeys bool        // items may fail to hash: check them before they reach the owner
+	readAhead bool        // items go to ready before getters ask (the built-in FIFO)
 
 	replies sync.Pool  // chan result[T], buffer 1
 	tomb    sync.Mutex // held by whoever applies commands after the handover
-	m       machine[T]
+	m       rules[T]
 
 	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it
 	// sits on a cache line of its own, away from the fields every caller reads.
@@ -67,37 +68,47 @@ func New[T comparable](c Config[T]) *Queue[T] {
 	return q
 }
 
-// newQueue returns a queue whose owner goroutine is not started.
+// newQueue returns a queue with client-go's rules whose owner goroutine is not started.
 func newQueue[T comparable](c Config[T]) *Queue[T] {
-	_, fifo := c.Storage.(*queue.FIFO[T])
-	fifo = fifo || c.Storage == nil
-	meters := metrics.New[T](c.Metrics)
+	_, builtin := c.Storage.(*queue.FIFO[T])
+	builtin = builtin || c.Storage == nil
+	q, b := newShell[T](c.Clock, c.Metrics)
+	q.waits = q.waits || !builtin
+	q.readAhead = builtin
+	q.ready = make(chan handoff[T], readySize)
+	q.m = &fifo[T]{
+		base:      b,
+		state:     queue.New(c.Storage),
+		forward:   c.Forward,
+		ready:     q.ready,
+		taken:     &q.taken,
+		readAhead: builtin,
+	}
+	return q
+}
+
+// newShell returns a queue without rules, and the base of its rules.
+func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]) {
+	meters := metrics.New[T](m)
 	q := &Queue[T]{
-		ready:     make(chan handoff[T], readySize),
 		closing:   make(chan struct{}),
 		handover:  make(chan struct{}),
 		exited:    make(chan struct{}),
-		clock:     clock.OrReal(c.Clock),
-		alarmWith: c.Clock,
-		waits:     !fifo || meters.Enabled(),
+		clock:     clock.OrReal(c),
+		alarmWith: c,
+		waits:     meters.Enabled(),
 		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
 	}
 	q.mailbox = newMailbox[T](&q.taken)
 	q.replies.New = func() any { return make(chan result[T], 1) }
-	q.m = machine[T]{
-		mailbox:   &q.mailbox,
-		state:     queue.New(c.Storage),
-		metrics:   meters,
-		clock:     q.clock,
-		forward:   c.Forward,
-		ready:     q.ready,
-		taken:     &q.taken,
-		closing:   q.closing,
-		stopping:  &q.stopping,
-		readAhead: fifo,
-		created:   q.clock.Now(),
+	return q, base[T]{
+		clock:    q.clock,
+		metrics:  meters,
+		mailbox:  &q.mailbox,
+		closing:  q.closing,
+		stopping: &q.stopping,
+		created:  q.clock.Now(),
 	}
-	return q
 }
 
 // Add marks item as needing processing. After shutdown it does nothing. It panics, in the
@@ -191,7 +202,7 @@ func (q *Queue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, e
 
 // get is Get, given up when ctx (which may be nil) is done.
 func (q *Queue[T]) get(ctx context.Context) (item T, shutdown bool, err error) {
-	if !q.m.readAhead {
+	if !q.readAhead {
 		q.send(command[T]{op: opWant})
 	}
 	select {
@@ -210,7 +221,7 @@ func (q *Queue[T]) get(ctx context.Context) (item T, shutdown bool, err error) {
 		r := q.call(command[T]{op: opGet})
 		return r.item, r.shutdown, nil
 	case <-cancel:
-		if !q.m.readAhead {
+		if !q.readAhead {
 			q.send(command[T]{op: opUnwant})
 		}
 		return item, false, ctx.Err()

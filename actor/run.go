@@ -1,7 +1,5 @@
 package actor
 
-import "time"
-
 // run is the owner goroutine: turn after turn it applies commands and what time brings, until
 // the queue has shut down; then it hands the state over.
 func (q *Queue[T]) run() {
@@ -19,8 +17,8 @@ func (q *Queue[T]) run() {
 // is applied after the commands sent before it fell due, and before those sent after: a flood
 // of commands cannot hold it back.
 func (q *Queue[T]) turn(a *alarm) {
-	m := &q.m
-	m.instant = time.Time{}
+	m := q.m
+	m.beginTurn()
 	commands := q.mailbox.take()
 	if commands == nil {
 		select {

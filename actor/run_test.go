@@ -20,8 +20,9 @@ import (
 func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newQueue(Config[int]{}) // the owner is not running: the test turns it by hand
-		q.m.readAhead = false        // keep every item in storage, in order
-		q.m.waiting.Schedule(-1, time.Now())
+		rules := q.m.(*fifo[int])
+		rules.readAhead = false // keep every item in storage, in order
+		rules.waiting.Schedule(-1, time.Now())
 		const flood = 1000
 		for i := range flood {
 			q.mailbox.put(command[int]{op: opAdd, item: i})
@@ -33,7 +34,7 @@ func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 		}
 		q.turn(&a)
 		var order []int
-		for item, _, ok := q.m.state.Reserve(time.Time{}); ok; item, _, ok = q.m.state.Reserve(time.Time{}) {
+		for item, _, ok := rules.state.Reserve(time.Time{}); ok; item, _, ok = rules.state.Reserve(time.Time{}) {
 			order = append(order, item)
 		}
 		require.Len(t, order, 2*flood+1)
@@ -259,7 +260,8 @@ func TestTakeIsOrderedWithCommands(t *testing.T) {
 		assert.Equal(t, "web", <-got)
 		q.Done("web")
 		q.turn(&a)
-		assert.Equal(t, 0, q.m.state.Len(), "the second Add merged with the first")
-		assert.Equal(t, 0, q.m.state.Processing())
+		state := q.m.(*fifo[string]).state
+		assert.Equal(t, 0, state.Len(), "the second Add merged with the first")
+		assert.Equal(t, 0, state.Processing())
 	})
 }

@@ -45,16 +45,16 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 func TestQueueRecordsClientGoMetrics(t *testing.T) {
 	p := &fake{}
 	m := New[string](Config{Name: "q", Provider: p})
-	m.Added("a", at(0))
-	m.Added("b", at(10))
-	m.Started("a", at(50)) // waited 50ms
-	m.Added("a", at(60))   // added again while processing
+	m.Added("a", 0, at(0))
+	m.Added("b", 0, at(10))
+	m.Started("a", 0, at(50)) // waited 50ms
+	m.Added("a", 0, at(60))   // added again while processing
 	m.UpdateUnfinished(at(150))
-	m.Started("b", at(200)) // waited 190ms
+	m.Started("b", 0, at(200)) // waited 190ms
 	m.UpdateUnfinished(at(250))
 	m.Finished("a", at(300)) // worked 250ms
 	m.Finished("a", at(310)) // not processing: nothing observed
-	m.Started("a", at(400))  // waited 340ms since its second add
+	m.Started("a", 0, at(400))  // waited 340ms since its second add
 	m.Finished("b", at(400))
 	m.Finished("a", at(410))
 	m.UpdateUnfinished(at(500))
@@ -83,8 +83,8 @@ func TestQueueRecordsClientGoMetrics(t *testing.T) {
 func TestUnfinishedSumsAndLongest(t *testing.T) {
 	p := &fake{}
 	m := New[string](Config{Name: "q", Provider: p})
-	m.Started("a", at(0))
-	m.Started("b", at(1000))
+	m.Started("a", 0, at(0))
+	m.Started("b", 0, at(1000))
 	m.UpdateUnfinished(at(3000))
 	if p.unfinished.set != 5 || p.longest.set != 3 || !m.InFlight() {
 		t.Errorf("unfinished %v, longest %v, in flight %v; want 5, 3, true", p.unfinished.set, p.longest.set, m.InFlight())
@@ -103,8 +103,8 @@ func TestNoMetricsWithoutNameOrProvider(t *testing.T) {
 		t.Errorf("provider asked for %v", p.names)
 	}
 	var m *Queue[string] // records nothing, and does not panic
-	m.Added("a", t0)
-	m.Started("a", t0)
+	m.Added("a", 0, t0)
+	m.Started("a", 0, t0)
 	m.Finished("a", t0)
 	m.UpdateUnfinished(t0)
 	if NewRetries("", p) != nil {

@@ -6,7 +6,9 @@ import "time"
 // the current instant. A nil *Queue records nothing, so a queue without metrics can call it
 // unconditionally; [Queue.Enabled] tells whether reading the clock is worth it.
 type Queue[T comparable] struct {
-	depth      GaugeMetric
+	depth      GaugeMetric             // nil when depthBy is used
+	depthBy    DepthMetricWithPriority // the depth by priority, for a priority queue that has it
+	retries    CounterMetric           // counted here for a priority queue only
 	adds       CounterMetric
 	latency    HistogramMetric
 	work       HistogramMetric
@@ -27,6 +29,10 @@ type Config struct {
 	// Delayed asks for the gauge of items waiting in the delay heap, from a provider that
 	// implements DelayedProvider; it makes sense for delaying and rate-limiting queues.
 	Delayed bool
+	// Priority makes the metrics of a priority queue, as controller-runtime's: the depth by
+	// priority from a provider that implements PriorityProvider (the plain depth otherwise),
+	// and the retries counter, which a priority queue counts in its owner.
+	Priority bool
 }
 
 // New creates the six metrics of a queue, or returns nil when it records none: when it has no
@@ -41,7 +47,6 @@ func New[T comparable](c Config) *Queue[T] {
 		return nil
 	}
 	m := &Queue[T]{
-		depth:      p.NewDepthMetric(c.Name),
 		adds:       p.NewAddsMetric(c.Name),
 		latency:    p.NewLatencyMetric(c.Name),
 		work:       p.NewWorkDurationMetric(c.Name),
@@ -49,6 +54,14 @@ func New[T comparable](c Config) *Queue[T] {
 		longest:    p.NewLongestRunningProcessorSecondsMetric(c.Name),
 		addedAt:    make(map[T]time.Time),
 		startedAt:  make(map[T]time.Time),
+	}
+	if pp, ok := p.(PriorityProvider); ok && c.Priority {
+		m.depthBy = pp.NewDepthMetricWithPriority(c.Name)
+	} else {
+		m.depth = p.NewDepthMetric(c.Name)
+	}
+	if c.Priority {
+		m.retries = p.NewRetriesMetric(c.Name)
 	}
 	if d, ok := p.(DelayedProvider); ok && c.Delayed {
 		m.delayed = d.NewDelayedMetric(c.Name)
@@ -59,24 +72,24 @@ func New[T comparable](c Config) *Queue[T] {
 // Enabled reports whether m records anything; the caller may skip reading the clock if not.
 func (m *Queue[T]) Enabled() bool { return m != nil }
 
-// Added records that item became pending at now.
-func (m *Queue[T]) Added(item T, now time.Time) {
+// Added records that item, of priority (zero for a FIFO queue), became pending at now.
+func (m *Queue[T]) Added(item T, priority int, now time.Time) {
 	if !m.Enabled() {
 		return
 	}
 	m.adds.Inc()
-	m.depth.Inc()
+	m.incDepth(priority)
 	if _, ok := m.addedAt[item]; !ok {
 		m.addedAt[item] = now
 	}
 }
 
-// Started records that item was handed out at now.
-func (m *Queue[T]) Started(item T, now time.Time) {
+// Started records that item, of priority, was handed out at now.
+func (m *Queue[T]) Started(item T, priority int, now time.Time) {
 	if !m.Enabled() {
 		return
 	}
-	m.depth.Dec()
+	m.decDepth(priority)
 	m.startedAt[item] = now
 	if at, ok := m.addedAt[item]; ok {
 		m.latency.Observe(now.Sub(at).Seconds())
@@ -112,6 +125,38 @@ func (m *Queue[T]) UpdateUnfinished(now time.Time) {
 	}
 	m.unfinished.Set(total)
 	m.longest.Set(longest)
+}
+
+// Reprioritized records that a pending item moved from one priority to another.
+func (m *Queue[T]) Reprioritized(from, to int) {
+	if !m.Enabled() || m.depthBy == nil {
+		return
+	}
+	m.depthBy.Dec(from)
+	m.depthBy.Inc(to)
+}
+
+// Retried counts an item added with a delay to a priority queue.
+func (m *Queue[T]) Retried() {
+	if m.Enabled() && m.retries != nil {
+		m.retries.Inc()
+	}
+}
+
+func (m *Queue[T]) incDepth(priority int) {
+	if m.depthBy != nil {
+		m.depthBy.Inc(priority)
+	} else {
+		m.depth.Inc()
+	}
+}
+
+func (m *Queue[T]) decDepth(priority int) {
+	if m.depthBy != nil {
+		m.depthBy.Dec(priority)
+	} else {
+		m.depth.Dec()
+	}
 }
 
 // SetDelayed records that n items wait in the delay heap.

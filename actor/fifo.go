@@ -1,0 +1,210 @@
+package actor
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/actorqueue/workqueue/delay"
+	"github.com/actorqueue/workqueue/limiter"
+	"github.com/actorqueue/workqueue/queue"
+)
+
+// fifo are client-go's rules: a state machine of waiting, reserved and processing items (see
+// package queue), a separate delay heap whose due items are added like any item, and items
+// handed to getters ahead of demand through ready.
+type fifo[T comparable] struct {
+	base[T]
+	state   *queue.State[T]
+	waiting delay.Heap[T] // items added with a delay, until they are due
+	forward func(T)       // when set, items go here instead of into state
+
+	ready     chan handoff[T]
+	taken     *atomic.Uint64 // the watermark of takes (see mailbox)
+	readAhead bool           // reserve items before getters ask
+	wanted    int            // getters waiting for an item, when not reading ahead
+	delayed   int            // the delay heap's size the metrics last heard of
+}
+
+func (m *fifo[T]) exec(c *command[T]) {
+	m.take(c.taken) // the takes that happened before c
+	m.run(c, m.apply)
+}
+
+// apply carries out c. It reports parked when the answer is deferred (a drain that must wait).
+func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
+	switch c.op {
+	case opAdd:
+		m.add(c.item)
+	case opAddBatch:
+		for _, item := range c.items {
+			m.add(item)
+		}
+	case opAddAfter:
+		if !m.shuttingDown {
+			m.waiting.Schedule(c.item, c.at)
+		}
+	case opAddRateLimited:
+		// Asked even after shutdown, as client-go does: the failure still counts.
+		d := limiter.WhenAt(c.lim.limiter, c.item, c.at)
+		if d <= 0 {
+			m.add(c.item)
+		} else if !m.shuttingDown {
+			m.waiting.Schedule(c.item, c.at.Add(d))
+		}
+	case opDue:
+		m.duePending = false
+		for item, ok := m.waiting.PopDue(c.at); ok; item, ok = m.waiting.PopDue(c.at) {
+			m.add(item)
+		}
+	case opForget:
+		c.lim.limiter.Forget(c.item)
+	case opNumRequeues:
+		r.n = c.lim.limiter.NumRequeues(c.item)
+	case opWant:
+		if !m.shuttingDown {
+			m.wanted++
+		}
+	case opUnwant:
+		// The getter gave up. If its item is already in ready, wanted goes below zero: that item
+		// serves the next getter that asks.
+		m.wanted--
+	case opTaken: // the stamp did it
+	case opDone:
+		m.done(c.item)
+	case opLen:
+		r.n = m.state.Len()
+	case opSnapshot:
+		r.snapshot = m.snapshot()
+	case opGet:
+		r = m.getNow()
+	case opShutDown:
+		if c.report {
+			r.items = m.state.InProcessing()
+		}
+		if m.beginShutdown() {
+			m.waiting.Clear()
+			m.wanted = 0
+		}
+		parked = m.drain(c.drain, c.reply, m.state.Processing())
+	}
+	m.noteDelayed()
+	return r, parked
+}
+
+// add marks item as needing processing, unless the queue is shutting down.
+func (m *fifo[T]) add(item T) {
+	switch {
+	case m.shuttingDown:
+		return
+	case m.forward != nil:
+		m.forward(item)
+		return
+	}
+	if m.state.Add(item) && m.metrics.Enabled() {
+		m.metrics.Added(item, 0, m.clock.Now())
+	}
+}
+
+// take starts every reservation up to upTo that is not started yet.
+func (m *fifo[T]) take(upTo uint64) {
+	for {
+		item, ok := m.state.TakeNext(upTo)
+		if !ok {
+			return
+		}
+		if m.metrics.Enabled() {
+			now := m.clock.Now()
+			m.metrics.Started(item, 0, now)
+			m.started(now)
+		}
+	}
+}
+
+// done ends the processing of item, and ends waiting drains once nothing is in processing.
+func (m *fifo[T]) done(item T) {
+	if !m.state.Done(item) {
+		return
+	}
+	if m.metrics.Enabled() {
+		m.metrics.Finished(item, m.clock.Now())
+	}
+	if m.state.Processing() == 0 {
+		m.releaseDrainers()
+	}
+}
+
+// getNow hands out the next item at once, or reports shutdown when none waits. It serves
+// getters once the queue is shutting down, when items no longer move ahead to ready: the
+// items already there come first, as they are the oldest.
+func (m *fifo[T]) getNow() result[T] {
+	select {
+	case h := <-m.ready:
+		if h.fault != nil {
+			panic(h.fault)
+		}
+		raise(m.taken, h.seq) // for the commands still to be stamped
+		m.take(h.seq)
+		return result[T]{item: h.item}
+	default:
+	}
+	item, seq, ok := m.state.Reserve(m.now())
+	if !ok {
+		return result[T]{shutdown: true}
+	}
+	raise(m.taken, seq)
+	m.take(seq)
+	return result[T]{item: item}
+}
+
+// refill puts reserved items on their way to getters: as many as ready holds when reading
+// ahead, otherwise one per waiting getter.
+func (m *fifo[T]) refill() {
+	for !m.shuttingDown && len(m.ready) < cap(m.ready) && (m.readAhead || m.wanted > 0) {
+		h, ok := m.reserve()
+		if !ok {
+			return
+		}
+		m.ready <- h
+		if !m.readAhead {
+			m.wanted--
+		}
+	}
+}
+
+// reserve reserves the next item; a panic from the storage becomes a handoff carrying it.
+func (m *fifo[T]) reserve() (h handoff[T], ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			h, ok = handoff[T]{fault: p}, true
+		}
+	}()
+	item, seq, ok := m.state.Reserve(m.now())
+	return handoff[T]{item: item, seq: seq}, ok
+}
+
+func (m *fifo[T]) wake() { m.wakeFor(m.waiting.Next()) }
+
+// noteDelayed tells the metrics how many items wait in the delay heap, when that changed.
+func (m *fifo[T]) noteDelayed() {
+	if n := m.waiting.Len(); n != m.delayed {
+		m.delayed = n
+		m.metrics.SetDelayed(n)
+	}
+}
+
+// snapshot returns the queue's counts at this instant.
+func (m *fifo[T]) snapshot() Snapshot {
+	s := Snapshot{
+		Queued:       m.state.Len(),
+		Processing:   m.state.Processing(),
+		Dirty:        m.state.Requeued(),
+		Delayed:      m.waiting.Len(),
+		ShuttingDown: m.shuttingDown,
+	}
+	if since, ok := m.state.OldestSince(); ok {
+		s.OldestInFlight = m.clock.Since(since)
+	}
+	return s
+}
+
+func (m *fifo[T]) deadline() time.Time { return m.earliest(m.waiting.Next()) }

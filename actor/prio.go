@@ -1,0 +1,149 @@
+package actor
+
+import (
+	"slices"
+	"time"
+
+	"github.com/actorqueue/workqueue/limiter"
+	"github.com/actorqueue/workqueue/priority"
+)
+
+// prio are the rules of controller-runtime's priority queue (see package priority). A getter's
+// request waits in the owner until an item can be handed to it: the item goes to that getter
+// only, on its reply channel, as controller-runtime hands an item over an unbuffered channel to
+// a getter that waits. So priorities decide at the moment of the hand-out, and a getter that
+// gives up withdraws its request.
+type prio[T comparable] struct {
+	base[T]
+	state   *priority.State[T]
+	getters []chan result[T] // getters waiting for an item, oldest first
+}
+
+func (m *prio[T]) exec(c *command[T]) { m.run(c, m.apply) }
+
+// apply carries out c. It reports parked when the answer is deferred: a getter that waits, or a
+// drain.
+func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
+	switch c.op {
+	case opAdd:
+		m.add(c.item, 0, 0, false, nil, c.at)
+	case opAddBatch:
+		for _, item := range c.items {
+			m.add(item, c.priority, c.after, c.rateLimited, c.lim, c.at)
+		}
+	case opDue:
+		m.duePending = false
+		for item, p, ok := m.state.PromoteDue(c.at); ok; item, p, ok = m.state.PromoteDue(c.at) {
+			if m.metrics.Enabled() {
+				m.metrics.Added(item, p, m.clock.Now())
+			}
+		}
+	case opForget:
+		c.lim.limiter.Forget(c.item)
+	case opNumRequeues:
+		r.n = c.lim.limiter.NumRequeues(c.item)
+	case opGet:
+		if m.shuttingDown {
+			return result[T]{shutdown: true}, false
+		}
+		m.getters = append(m.getters, c.reply)
+		return r, true
+	case opUnwant:
+		// c.reply is the request of a getter that gave up; if it still waits, it is told so.
+		if i := slices.Index(m.getters, c.reply); i >= 0 {
+			m.getters = slices.Delete(m.getters, i, i+1)
+			m.answer(c.reply, result[T]{cancelled: true})
+		}
+		return r, true
+	case opDone:
+		if m.state.Done(c.item) {
+			if m.metrics.Enabled() {
+				m.metrics.Finished(c.item, m.clock.Now())
+			}
+			if m.state.Processing() == 0 {
+				m.releaseDrainers()
+			}
+		}
+	case opLen:
+		r.n = m.state.Len()
+	case opSnapshot:
+		r.snapshot = m.snapshot()
+	case opShutDown:
+		if c.report {
+			r.items = m.state.InProcessing()
+		}
+		if m.beginShutdown() {
+			for _, getter := range m.getters {
+				m.answer(getter, result[T]{shutdown: true})
+			}
+			m.getters = nil
+		}
+		parked = m.drain(c.drain, c.reply, m.state.Processing())
+	}
+	return r, parked
+}
+
+// add is controller-runtime's AddWithOpts for one item, sent at the instant now (which only
+// matters for a delay): the item waits for the shorter of after and, when rateLimited, the wait
+// l decides, or is ready at once. It does nothing once the queue is shutting down, not even
+// asking l.
+func (m *prio[T]) add(item T, priority int, after time.Duration, rateLimited bool, l *Limiter[T], now time.Time) {
+	if m.shuttingDown {
+		return
+	}
+	if rateLimited {
+		if wait := limiter.WhenAt(l.limiter, item, now); after == 0 || wait < after {
+			after = wait
+		}
+	}
+	var readyAt time.Time
+	if after > 0 {
+		readyAt = now.Add(after)
+		m.metrics.Retried()
+	}
+	a := m.state.Add(item, priority, readyAt)
+	if a.Ready && m.metrics.Enabled() {
+		m.metrics.Added(item, a.Priority, m.clock.Now())
+	}
+	if a.Raised {
+		m.metrics.Reprioritized(a.From, a.Priority)
+	}
+}
+
+// refill hands the best ready items to the getters that wait, oldest getter first.
+func (m *prio[T]) refill() {
+	for len(m.getters) > 0 {
+		item, p, ok := m.state.HandOut(m.now())
+		if !ok {
+			return
+		}
+		if m.metrics.Enabled() {
+			now := m.clock.Now()
+			m.metrics.Started(item, p, now)
+			m.started(now)
+		}
+		getter := m.getters[0]
+		m.getters = slices.Delete(m.getters, 0, 1)
+		m.answer(getter, result[T]{item: item, n: p})
+	}
+}
+
+func (m *prio[T]) wake() { m.wakeFor(m.state.NextDue()) }
+
+func (m *prio[T]) deadline() time.Time { return m.earliest(m.state.NextDue()) }
+
+// snapshot returns the queue's counts at this instant. Dirty counts the items added again while
+// handed out: they wait for Done.
+func (m *prio[T]) snapshot() Snapshot {
+	s := Snapshot{
+		Queued:       m.state.Len(),
+		Processing:   m.state.Processing(),
+		Dirty:        m.state.Blocked(),
+		Delayed:      m.state.Waiting(),
+		ShuttingDown: m.shuttingDown,
+	}
+	if since, ok := m.state.OldestSince(); ok {
+		s.OldestInFlight = m.clock.Since(since)
+	}
+	return s
+}

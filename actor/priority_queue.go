@@ -1,0 +1,110 @@
+package actor
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/actorqueue/workqueue/clock"
+	"github.com/actorqueue/workqueue/metrics"
+	"github.com/actorqueue/workqueue/priority"
+)
+
+// AddOpts are the options of an add to a priority queue, with the fields of
+// controller-runtime's priorityqueue.AddOpts.
+type AddOpts struct {
+	// After delays the item; zero or less makes it ready at once.
+	After time.Duration
+	// RateLimited delays the item by the wait the queue's rate limiter decides, if that is
+	// shorter than After (or After is zero).
+	RateLimited bool
+	// Priority ranks the item; higher goes first. nil means zero.
+	Priority *int
+}
+
+// PriorityQueue is a queue with the rules of controller-runtime's priority queue, run by one
+// owner goroutine (see package priority for the rules). Create it with [NewPriority]. Its
+// methods are safe for simultaneous use by multiple goroutines.
+type PriorityQueue[T comparable] struct {
+	*Queue[T]
+}
+
+// NewPriority starts a priority queue's owner goroutine on clock c (nil: the real clock), with
+// the metrics m, and returns the queue.
+func NewPriority[T comparable](c clock.Clock, m metrics.Config) *PriorityQueue[T] {
+	m.Priority = true
+	q, b := newShell[T](c, m)
+	q.m = &prio[T]{base: b, state: priority.New[T]()}
+	go q.run()
+	return &PriorityQueue[T]{q}
+}
+
+// AddWithOpts adds items in order, with the options o; l is the rate limiter asked when
+// o.RateLimited. An item already ready or waiting keeps the higher of its priorities and the
+// earlier of its instants. It does nothing after shutdown.
+func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
+	for _, item := range items {
+		q.check("AddWithOpts", item)
+	}
+	if len(items) == 0 || q.stopping.Load() {
+		return
+	}
+	c := command[T]{op: opAddBatch, items: slices.Clone(items), after: o.After, rateLimited: o.RateLimited, lim: l}
+	if o.Priority != nil {
+		c.priority = *o.Priority
+	}
+	if o.After > 0 || o.RateLimited {
+		c.at = q.clock.Now() // read here, so that a fake clock stepped right after counts from the call
+	}
+	q.post(c)
+}
+
+// AddAfter is AddWithOpts with After: duration.
+func (q *PriorityQueue[T]) AddAfter(item T, duration time.Duration) {
+	q.AddWithOpts(AddOpts{After: duration}, nil, item)
+}
+
+// AddRateLimited is AddWithOpts with RateLimited, asking l.
+func (q *PriorityQueue[T]) AddRateLimited(item T, l *Limiter[T]) {
+	q.AddWithOpts(AddOpts{RateLimited: true}, l, item)
+}
+
+// GetWithPriority blocks until an item can be handed out and returns it with its priority. Once
+// the queue is shutting down it returns shutdown == true at once, as controller-runtime's does:
+// items still ready are not handed out.
+func (q *PriorityQueue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
+	r := q.call(command[T]{op: opGet})
+	return r.item, r.n, r.shutdown
+}
+
+// Get is GetWithPriority without the priority.
+func (q *PriorityQueue[T]) Get() (item T, shutdown bool) {
+	item, _, shutdown = q.GetWithPriority()
+	return item, shutdown
+}
+
+// GetWithContext is Get that gives up when ctx is done, returning ctx.Err(). A getter that gives
+// up withdraws its request, so no item is handed to it; when an item reached it as ctx ended,
+// it returns the item.
+func (q *PriorityQueue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return item, false, err
+	}
+	reply := q.replies.Get().(chan result[T])
+	q.send(command[T]{op: opGet, reply: reply})
+	var r result[T]
+	select {
+	case r = <-reply:
+	case <-ctx.Done():
+		q.send(command[T]{op: opUnwant, reply: reply}) // answered "cancelled" if it still waits
+		r = <-reply
+	}
+	q.replies.Put(reply)
+	if r.fault != nil {
+		panic(r.fault)
+	}
+	if r.cancelled {
+		return item, false, ctx.Err()
+	}
+	return r.item, r.shutdown, nil
+}

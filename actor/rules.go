@@ -1,0 +1,210 @@
+package actor
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/actorqueue/workqueue/clock"
+	"github.com/actorqueue/workqueue/internal/mutant"
+	"github.com/actorqueue/workqueue/metrics"
+)
+
+// unfinishedPeriod is how often the unfinished-work gauges move while items are in processing,
+// as in client-go.
+const unfinishedPeriod = 500 * time.Millisecond
+
+// rules are a queue's state and the rules that apply commands to it: client-go's (fifo) or
+// controller-runtime's priority queue's (prio). The owner goroutine uses them, and after the
+// handover one caller at a time, holding the handover lock. They start no goroutines and
+// never block: every channel they send on has room by construction.
+type rules[T comparable] interface {
+	// exec applies c and answers its caller, if one waits.
+	exec(c *command[T])
+	// wake does the work that time brings, at the end of a turn.
+	wake()
+	// refill hands items to waiting getters, at the end of a turn.
+	refill()
+	// deadline returns the instant the owner must wake at if no command comes first, or zero.
+	deadline() time.Time
+	// finished reports whether the owner may leave: shutdown has begun and no drain waits.
+	finished() bool
+	// beginTurn starts a turn of the owner.
+	beginTurn()
+}
+
+// base is what both kinds of rules share: answering callers, keeping the panics nobody waited
+// for, shutdown and drains, the instant of a turn, and the unfinished-work ticks.
+type base[T comparable] struct {
+	clock    clock.Clock
+	metrics  *metrics.Queue[T]
+	mailbox  *mailbox[T]   // where the owner posts the commands time brings
+	closing  chan struct{} // closed when shutdown begins
+	stopping *atomic.Bool  // shuttingDown, for readers outside the owner
+
+	shuttingDown bool
+	drainers     []chan result[T] // ShutDownWithDrain callers waiting for processing to end
+	stash        any              // a panic nobody waited for
+
+	created    time.Time // origin of the unfinished-work ticks, as client-go's ticker
+	tickAt     time.Time // next unfinished-work update; zero while none is due
+	instant    time.Time // the current instant, read once per turn; zero until read
+	duePending bool      // an opDue is posted and not applied yet
+}
+
+// run applies c with apply and answers its caller, if one waits. A panic while applying c is
+// answered instead; with nobody waiting, it is stashed for the next caller that waits. apply
+// reports parked when the answer comes later (a drain that must wait, a parked getter).
+func (b *base[T]) run(c *command[T], apply func(*command[T]) (result[T], bool)) {
+	var r result[T]
+	parked := false
+	defer func() {
+		if p := recover(); p != nil {
+			r, parked = result[T]{fault: p}, false
+		}
+		if !parked {
+			b.answer(c.reply, r)
+		}
+	}()
+	r, parked = apply(c)
+}
+
+// answer sends r to reply, or stashes its fault when reply is nil. A stashed panic rides on the
+// first answer that has none of its own.
+func (b *base[T]) answer(reply chan result[T], r result[T]) {
+	if reply == nil {
+		b.keep(r.fault)
+		return
+	}
+	if r.fault == nil {
+		r.fault, b.stash = b.stash, nil
+	}
+	reply <- r
+}
+
+// keep stashes the panic p, unless one is stashed already.
+func (b *base[T]) keep(p any) {
+	if b.stash == nil {
+		b.stash = p
+	}
+}
+
+// guard runs f, stashing its panic: for work that no caller waits on.
+func (b *base[T]) guard(f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			b.keep(p)
+		}
+	}()
+	f()
+}
+
+// beginShutdown marks the shutdown, and reports whether it had not begun before.
+func (b *base[T]) beginShutdown() bool {
+	if b.shuttingDown {
+		return false
+	}
+	b.shuttingDown = true
+	b.stopping.Store(true)
+	close(b.closing)
+	b.tickAt = time.Time{}
+	return true
+}
+
+// drain ends every drain (a plain ShutDown), or parks reply until no item is being processed
+// (ShutDownWithDrain), and reports whether it parked. processing is the number of items being
+// processed.
+func (b *base[T]) drain(drain bool, reply chan result[T], processing int) bool {
+	if !drain {
+		b.releaseDrainers()
+		return false
+	}
+	if processing == 0 || mutant.Active(mutant.EarlyDrain) {
+		return false
+	}
+	b.drainers = append(b.drainers, reply)
+	return true
+}
+
+func (b *base[T]) releaseDrainers() {
+	for _, reply := range b.drainers {
+		b.answer(reply, result[T]{})
+	}
+	b.drainers = nil
+}
+
+func (b *base[T]) finished() bool { return b.shuttingDown && len(b.drainers) == 0 }
+
+func (b *base[T]) beginTurn() { b.instant = time.Time{} }
+
+// now returns the current instant, read from the clock at most once per turn.
+func (b *base[T]) now() time.Time {
+	if b.instant.IsZero() {
+		b.instant = b.clock.Now()
+	}
+	return b.instant
+}
+
+// postDue posts, once, the command that releases what is due at now. Like any command it is
+// applied after the commands sent before it and before those sent after, and a FIFO queue
+// stamps it with the takes so far: applied on the spot, a due item could meet a take that has
+// happened but not yet reached the owner.
+func (b *base[T]) postDue(now time.Time) {
+	if !b.duePending {
+		b.duePending = true
+		b.mailbox.put(command[T]{op: opDue, at: now})
+	}
+}
+
+// wakeFor does the work that time brings, given the instant the earliest delayed item falls
+// due (ok false when none waits): it posts the release of what is due (see postDue) and moves
+// the unfinished-work gauges when due.
+func (b *base[T]) wakeFor(due time.Time, ok bool) {
+	if !ok && b.tickAt.IsZero() {
+		return
+	}
+	now := b.clock.Now()
+	b.instant = now
+	if ok && !due.After(now) {
+		b.postDue(now)
+	}
+	b.tick(now)
+}
+
+// started counts an item as handed out at now for the unfinished-work ticks, which run while
+// an item is in processing.
+func (b *base[T]) started(now time.Time) {
+	if b.tickAt.IsZero() && !b.shuttingDown {
+		b.tickAt = b.nextTick(now)
+	}
+}
+
+// tick updates the unfinished-work gauges when due at now, and schedules the next tick while
+// items are in processing: one more tick after the last Done sets them to zero.
+func (b *base[T]) tick(now time.Time) {
+	if b.tickAt.IsZero() || now.Before(b.tickAt) {
+		return
+	}
+	b.guard(func() { b.metrics.UpdateUnfinished(now) })
+	b.tickAt = time.Time{}
+	if b.metrics.InFlight() {
+		b.tickAt = b.nextTick(now)
+	}
+}
+
+// nextTick returns the first unfinished-work tick after now.
+func (b *base[T]) nextTick(now time.Time) time.Time {
+	ticks := now.Sub(b.created)/unfinishedPeriod + 1
+	return b.created.Add(ticks * unfinishedPeriod)
+}
+
+// earliest returns the earlier of a due instant (when ok and no due command is pending) and
+// the next tick; zero for none.
+func (b *base[T]) earliest(due time.Time, ok bool) time.Time {
+	if !ok || b.duePending {
+		return b.tickAt
+	}
+	if !b.tickAt.IsZero() && b.tickAt.Before(due) {
+		return b.tickAt
+	}
+	return due
+}

@@ -1,0 +1,143 @@
+package workqueue
+
+import (
+	"context"
+	"time"
+
+	"github.com/actorqueue/workqueue/actor"
+	"github.com/actorqueue/workqueue/metrics"
+)
+
+// AddOpts are the options of AddWithOpts, with the fields of controller-runtime's
+// priorityqueue.AddOpts: After delays the item, RateLimited delays it by the rate limiter's
+// wait when that is shorter, and Priority ranks it (higher first; nil means zero).
+type AddOpts = actor.AddOpts
+
+// TypedPriorityInterface is a rate-limiting queue with priorities and the semantics of
+// controller-runtime's priority queue (sigs.k8s.io/controller-runtime/pkg/controller/
+// priorityqueue, v0.25). Its methods are the ones of that package's PriorityQueue, whose
+// AddWithOpts takes that package's own AddOpts type: wrap a TypedPriorityQueue to hand it to
+// controller-runtime (the controllerruntime module of this repository does).
+type TypedPriorityInterface[T comparable] interface {
+	TypedRateLimitingInterface[T]
+	// AddWithOpts adds items with the options o. An item already ready or waiting keeps the
+	// higher of its priorities and the earlier of its instants; raised, it goes behind the
+	// items already at its new priority.
+	AddWithOpts(o AddOpts, items ...T)
+	// GetWithPriority is Get that also returns the item's priority.
+	GetWithPriority() (item T, priority int, shutdown bool)
+}
+
+// TypedPriorityQueueConfig configures a queue made by NewTypedPriorityQueue. The zero value is
+// valid.
+type TypedPriorityQueueConfig[T comparable] struct {
+	// Name names the queue for its metrics. An unnamed queue records no metrics.
+	Name string
+	// MetricsProvider creates the queue's metrics instead of the global provider (SetProvider).
+	// If it also implements the depth by priority of package metrics (PriorityProvider), the
+	// depth is recorded by priority, as controller-runtime does.
+	MetricsProvider MetricsProvider
+	// Clock is the queue's clock; nil means the real one.
+	Clock Clock
+	// RateLimiter decides AddRateLimited's waits; nil means controller-runtime's default, a
+	// per-item exponential backoff from 5ms doubling up to 1000s.
+	RateLimiter TypedRateLimiter[T]
+}
+
+// TypedPriorityQueue is a queue with priorities and the rules of controller-runtime's priority
+// queue, run by one goroutine. Create it with NewTypedPriorityQueue; its methods are safe for
+// simultaneous use by multiple goroutines.
+//
+// It differs from a client-go queue: a delayed add and an add of the same item merge, so a
+// waiting item added again without a delay is ready at once and does not fire again later; an
+// item added while it is processed waits, as a new entry, until Done; Len counts only ready
+// items; and once shutting down, Get returns shutdown == true at once, without handing out the
+// items still ready. ShutDownWithDrain does wait for the items in processing (controller-
+// runtime's only shuts down).
+type TypedPriorityQueue[T comparable] struct {
+	q       *actor.PriorityQueue[T]
+	limiter *actor.Limiter[T]
+}
+
+var (
+	_ TypedPriorityInterface[string] = (*TypedPriorityQueue[string])(nil)
+	_ TypedExtensions[string]        = (*TypedPriorityQueue[string])(nil)
+)
+
+// NewTypedPriorityQueue returns a new priority queue configured by config.
+func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *TypedPriorityQueue[T] {
+	rl := config.RateLimiter
+	if rl == nil {
+		rl = NewTypedItemExponentialFailureRateLimiter[T](5*time.Millisecond, 1000*time.Second)
+	}
+	return &TypedPriorityQueue[T]{
+		q:       actor.NewPriority[T](config.Clock, metrics.Config{Name: config.Name, Provider: config.MetricsProvider}),
+		limiter: actor.NewLimiter("NewTypedPriorityQueue", rl),
+	}
+}
+
+// Add adds item, ready at once, at priority zero, unless it is already ready or waiting at a
+// higher priority or an earlier instant. It does nothing after shutdown.
+func (q *TypedPriorityQueue[T]) Add(item T) { q.q.Add(item) }
+
+// AddAfter adds item after duration; zero or less adds it at once.
+func (q *TypedPriorityQueue[T]) AddAfter(item T, duration time.Duration) { q.q.AddAfter(item, duration) }
+
+// AddRateLimited adds item after the wait the rate limiter decides.
+func (q *TypedPriorityQueue[T]) AddRateLimited(item T) { q.q.AddRateLimited(item, q.limiter) }
+
+// AddWithOpts adds items with the options o (see TypedPriorityInterface).
+func (q *TypedPriorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
+	q.q.AddWithOpts(o, q.limiter, items...)
+}
+
+// AddBatch adds items at once, ready now, at priority zero: AddWithOpts with no options.
+func (q *TypedPriorityQueue[T]) AddBatch(items ...T) { q.q.AddBatch(items...) }
+
+// Forget makes the rate limiter stop tracking item.
+func (q *TypedPriorityQueue[T]) Forget(item T) { q.q.Forget(item, q.limiter) }
+
+// NumRequeues returns how many failures the rate limiter counts for item.
+func (q *TypedPriorityQueue[T]) NumRequeues(item T) int { return q.q.NumRequeues(item, q.limiter) }
+
+// Get blocks until an item can be handed out: the highest priority first, in order within a
+// priority. Once the queue is shutting down it returns shutdown == true at once.
+func (q *TypedPriorityQueue[T]) Get() (item T, shutdown bool) { return q.q.Get() }
+
+// GetWithPriority is Get that also returns the item's priority.
+func (q *TypedPriorityQueue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
+	return q.q.GetWithPriority()
+}
+
+// GetWithContext is Get that gives up when ctx is done, returning ctx.Err(); a getter that gives
+// up takes no item.
+func (q *TypedPriorityQueue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, err error) {
+	return q.q.GetWithContext(ctx)
+}
+
+// Done marks item as processed, so that it may be handed out again if it was added meanwhile.
+func (q *TypedPriorityQueue[T]) Done(item T) { q.q.Done(item) }
+
+// Len returns the number of ready items, those added again while processed included; waiting
+// items are not counted.
+func (q *TypedPriorityQueue[T]) Len() int { return q.q.Len() }
+
+// ShutDown makes the queue ignore new items and hand out no more, and returns once the queue's
+// goroutine has exited.
+func (q *TypedPriorityQueue[T]) ShutDown() { q.q.ShutDown() }
+
+// ShutDownWithDrain is ShutDown that first waits until no item is being processed.
+func (q *TypedPriorityQueue[T]) ShutDownWithDrain() { q.q.ShutDownWithDrain() }
+
+// ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done and returns the
+// items still being processed, with ctx.Err().
+func (q *TypedPriorityQueue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
+	return q.q.ShutDownWithDrainContext(ctx)
+}
+
+// ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
+func (q *TypedPriorityQueue[T]) ShuttingDown() bool { return q.q.ShuttingDown() }
+
+// Snapshot returns the queue's counts at this instant. Dirty counts the items added again while
+// processed, which wait for Done.
+func (q *TypedPriorityQueue[T]) Snapshot() Snapshot { return q.q.Snapshot() }
