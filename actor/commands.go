@@ -1,0 +1,96 @@
+package actor
+
+import (
+	"slices"
+	"time"
+
+	"github.com/actorqueue/workqueue/internal/mutant"
+	"github.com/actorqueue/workqueue/metrics"
+)
+
+// Add marks item as needing processing. After shutdown it does nothing. It panics, in the
+// caller's goroutine, if item cannot be a map key.
+func (q *Queue[T]) Add(item T) {
+	q.check("Add", item)
+	if q.stopping.Load() {
+		return
+	}
+	q.post(command[T]{op: opAdd, item: item})
+}
+
+// AddBatch adds items in order, all at once: a Len or Get on another goroutine sees all of them
+// or none. It costs one command however many items there are, and copies the slice, which the
+// caller may reuse at once. After shutdown it does nothing. It panics, in the caller's
+// goroutine and before adding any, if an item cannot be a map key.
+func (q *Queue[T]) AddBatch(items ...T) {
+	for _, item := range items {
+		q.check("AddBatch", item)
+	}
+	if len(items) == 0 || q.stopping.Load() {
+		return
+	}
+	q.post(command[T]{op: opAddBatch, items: slices.Clone(items)})
+}
+
+// AddAfter adds item once delay has passed on the queue's clock; a delay of zero or less adds
+// it at once. An item already waiting keeps the earlier of its two instants. After shutdown it
+// does nothing; otherwise it counts one retry on retries, when not nil.
+func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.CounterMetric) {
+	q.check("AddAfter", item)
+	if q.stopping.Load() {
+		return
+	}
+	if retries != nil {
+		retries.Inc()
+	}
+	if delay <= 0 {
+		q.post(command[T]{op: opAdd, item: item})
+		return
+	}
+	// The instant is read here, in the caller, so that a fake clock stepped right after the
+	// call measures the delay from the call, as in client-go.
+	if mutant.Active(mutant.EarlyDelay) {
+		delay /= 2
+	}
+	q.post(command[T]{op: opAddAfter, item: item, at: q.clock.Now().Add(delay)})
+}
+
+// AddRateLimited adds item after the wait l decides. l is asked even after shutdown, as in
+// client-go, so the failure counts; the item itself is then dropped. Before shutdown it counts
+// one retry on retries, when not nil.
+func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T], retries metrics.CounterMetric) {
+	q.check("AddRateLimited", item)
+	if retries != nil && !q.stopping.Load() {
+		retries.Inc()
+	}
+	q.limit(command[T]{op: opAddRateLimited, item: item, at: q.clock.Now(), lim: l})
+}
+
+// Forget makes l forget item's failures.
+func (q *Queue[T]) Forget(item T, l *Limiter[T]) {
+	q.check("Forget", item)
+	q.limit(command[T]{op: opForget, item: item, lim: l})
+}
+
+// NumRequeues returns the failures l counts for item.
+func (q *Queue[T]) NumRequeues(item T, l *Limiter[T]) int {
+	q.check("NumRequeues", item)
+	return q.call(command[T]{op: opNumRequeues, item: item, lim: l}).n
+}
+
+// Done ends the processing of item; if item was added again meanwhile, it waits again. Done of
+// an item that is not being processed does nothing. It works after shutdown too.
+func (q *Queue[T]) Done(item T) {
+	q.check("Done", item)
+	q.post(command[T]{op: opDone, item: item})
+}
+
+// Len returns the number of items waiting to be handed out.
+func (q *Queue[T]) Len() int { return q.call(command[T]{op: opLen}).n }
+
+// Snapshot returns the queue's counts at this instant, for debugging; it does not stop the
+// queue. It works after shutdown too.
+func (q *Queue[T]) Snapshot() Snapshot { return q.call(command[T]{op: opSnapshot}).snapshot }
+
+// ShuttingDown reports whether shutdown has begun.
+func (q *Queue[T]) ShuttingDown() bool { return q.stopping.Load() }

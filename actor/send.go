@@ -1,0 +1,80 @@
+package actor
+
+// check panics in the caller's goroutine if item cannot be a map key.
+func (q *Queue[T]) check(method string, item T) {
+	if q.checkKeys {
+		mustHash(method, item)
+	}
+}
+
+// post sends c, waiting for the outcome when the owner runs foreign code.
+func (q *Queue[T]) post(c command[T]) {
+	if q.waits {
+		q.call(c)
+	} else {
+		q.send(c)
+	}
+}
+
+// limit sends c, waiting for the outcome when c may run foreign code.
+func (q *Queue[T]) limit(c command[T]) {
+	if q.waits || !c.lim.safe {
+		q.call(c)
+	} else {
+		q.send(c)
+	}
+}
+
+// call sends c and waits for the answer, raising any panic the command caused.
+func (q *Queue[T]) call(c command[T]) result[T] {
+	reply := q.replies.Get().(chan result[T])
+	c.reply = reply
+	q.send(c)
+	r := <-reply
+	q.replies.Put(reply)
+	if r.fault != nil {
+		panic(r.fault)
+	}
+	return r
+}
+
+// send makes sure c is applied: by the owner, or, once the owner has handed the state over,
+// by this caller.
+func (q *Queue[T]) send(c command[T]) {
+	select {
+	case <-q.handover:
+		q.settle(&c)
+		return
+	default:
+	}
+	q.mailbox.put(c)
+	// The owner closes handover before its last look at the mailbox. If handover is still open
+	// here, that look is yet to come and will find c; if it is closed, c may have arrived too
+	// late, and settle applies it.
+	select {
+	case <-q.handover:
+		q.settle(nil)
+	default:
+	}
+}
+
+// settle applies, holding the handover lock, whatever is left in the mailbox and then c.
+func (q *Queue[T]) settle(c *command[T]) {
+	q.tomb.Lock()
+	defer q.tomb.Unlock()
+	q.drainMailbox()
+	if c != nil {
+		c.taken = q.taken.Load() // applied now, so stamped now
+		q.m.exec(c)
+	}
+}
+
+// drainMailbox applies every command in the mailbox.
+func (q *Queue[T]) drainMailbox() {
+	for batch := q.mailbox.take(); batch != nil; batch = q.mailbox.take() {
+		for i := range batch {
+			q.m.exec(&batch[i])
+		}
+		q.mailbox.recycle(batch)
+	}
+}

@@ -1,0 +1,45 @@
+package actor
+
+import "context"
+
+// ShutDown makes the queue ignore new items; getters receive the items still waiting, then
+// shutdown == true. It ends any ShutDownWithDrain that is waiting, and returns once the owner
+// goroutine has exited. Calling it again does nothing.
+func (q *Queue[T]) ShutDown() {
+	q.call(command[T]{op: opShutDown})
+	<-q.exited
+}
+
+// ShutDownWithDrain is ShutDown that first waits until no item is being processed. It waits
+// forever if a worker never calls Done, unless ShutDown is called meanwhile.
+func (q *Queue[T]) ShutDownWithDrain() {
+	q.call(command[T]{op: opShutDown, drain: true})
+	<-q.exited
+}
+
+// ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done: it then shuts
+// the queue down as ShutDown does, ending every drain, and returns the items that were still
+// being processed, with ctx.Err(). When the drain completes first, it returns nil, nil. Either
+// way it returns once the owner goroutine has exited.
+func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
+	reply := q.replies.Get().(chan result[T])
+	q.send(command[T]{op: opShutDown, drain: true, reply: reply})
+	select {
+	case r := <-reply:
+		q.replies.Put(reply)
+		<-q.exited
+		if r.fault != nil {
+			panic(r.fault)
+		}
+		return nil, nil
+	case <-ctx.Done():
+	}
+	r := q.call(command[T]{op: opShutDown, report: true}) // ends the drain above, too
+	<-reply
+	q.replies.Put(reply)
+	<-q.exited
+	if len(r.items) == 0 {
+		return nil, nil // the drain completed as ctx ended
+	}
+	return r.items, ctx.Err()
+}
