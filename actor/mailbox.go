@@ -13,9 +13,12 @@ import (
 //
 // The mailbox also orders commands with takes. Getters do not send a command when they take
 // an item: they raise the watermark taken (the highest reservation taken so far). put stamps
-// each command with the watermark it reads while holding the lock, so the stamps grow in
-// mailbox order, and a take happened before a command exactly when the command's stamp covers
-// it. The owner applies the takes a stamp covers before the command itself.
+// each command with the watermark it reads just before taking the lock, and the owner starts
+// every reservation up to the highest stamp seen so far before applying a command. A command
+// thus meets every take that happened before it was sent, and no take that happened after
+// the next command was: when two stamps come out of order, the later command is placed right
+// after the earlier one, before any take it did not see. Reading the watermark, which every
+// Get writes, outside the lock keeps the lock held only for the append.
 //
 // When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
 // token on wake. An idle queue has no mailbox buffer at all.
@@ -34,8 +37,8 @@ func newMailbox[T comparable](taken *atomic.Uint64) mailbox[T] {
 
 // put stamps c with the watermark of takes, appends it and wakes the owner if it sleeps.
 func (b *mailbox[T]) put(c command[T]) {
-	b.mu.Lock()
 	c.taken = b.taken.Load()
+	b.mu.Lock()
 	b.pending = append(b.pending, c)
 	wake := b.sleeping
 	b.sleeping = false
