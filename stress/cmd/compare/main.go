@@ -7,7 +7,7 @@
 // Run it from the repository root:
 //
 //	go run ./stress/cmd/compare          # full: 7 rounds, a few minutes
-//	go run ./stress/cmd/compare -quick   # CI: 5 rounds of smaller runs, about 30 s
+//	go run ./stress/cmd/compare -quick   # CI: 3 rounds of smaller runs, 20 to 40 s
 //
 // Progress goes to standard error, the table to standard output.
 package main

@@ -30,11 +30,12 @@ type mode struct {
 	allocCycles int
 }
 
-// quick is for CI: the whole run takes about half a minute on two idle cores. Its runs are
-// smaller than issue 5's (a 30k-item flood, 2,000 idle queues), so its figures are rougher.
+// quick is for CI: the whole run takes 20 to 40 s on two cores, more on a busy machine. Its
+// runs are smaller than issue 5's (a 30k-item flood, 2,000 idle queues), so its figures are
+// rougher.
 var quick = mode{
 	name:            "quick",
-	rounds:          5,
+	rounds:          3,
 	cycleItems:      30_000,
 	hotAdds:         60_000,
 	floodItems:      30_000,
