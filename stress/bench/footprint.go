@@ -84,18 +84,14 @@ func liveBytes() int64 {
 }
 
 // awaitGoroutines waits, up to 10 s, until no goroutine carries label: after a ShutDown some
-// implementations' goroutines end a little later. It reports whether they did. Each look is a
-// goroutine profile, which costs more the more goroutines there are, so it looks again after
-// 50 µs, then twice as long each time, up to 10 ms.
-func awaitGoroutines(label string) bool {
+// implementations' goroutines end a little later. Each look is a goroutine profile, which costs
+// more the more goroutines there are, so it looks again after 50 µs, then twice as long each
+// time, up to 10 ms.
+func awaitGoroutines(label string) {
 	deadline := time.Now().Add(10 * time.Second)
 	pause := 50 * time.Microsecond
-	for countLabelled(label) > 0 {
-		if time.Now().After(deadline) {
-			return false
-		}
+	for countLabelled(label) > 0 && time.Now().Before(deadline) {
 		time.Sleep(pause)
 		pause = min(2*pause, 10*time.Millisecond)
 	}
-	return true
 }
