@@ -20,7 +20,7 @@ const (
 	sharedKeys        = 2000 // keys every producer adds, hot ones far more often than the rest
 	hotKeys           = 16   // the keys half of all shared adds go to
 	fifoKeysPerProd   = 16   // keys only one producer adds, once each, to check the order
-	laterKeysPerProd  = 8    // keys only one producer adds, once each, with AddAfter, to check the delay
+	laterKeysPerProd  = 8    // keys only one producer adds, once each, with a delay, to check it
 	callsPerProducer  = 200
 	maxRequeues       = 3                // a worker fails an item only while it has failed fewer times
 	quietAfter        = time.Minute      // longer than any delay or retry: once past, all is due
@@ -55,8 +55,13 @@ type plan struct {
 // the variants.
 func newPlan(seed uint64) plan {
 	r := rand.New(rand.NewPCG(seed, 1))
-	return plan{seed: seed, variant: variants[seed%uint64(len(variants))], drain: r.IntN(2) == 0, early: r.IntN(3) == 0,
-		shutAt: time.Duration(r.IntN(3000)) * time.Microsecond}
+	return plan{
+		seed:    seed,
+		variant: variants[seed%uint64(len(variants))],
+		drain:   r.IntN(2) == 0,
+		early:   r.IntN(3) == 0,
+		shutAt:  time.Duration(r.IntN(3000)) * time.Microsecond,
+	}
 }
 
 func (p plan) String() string {

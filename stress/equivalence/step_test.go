@@ -23,7 +23,7 @@ const (
 	shutDownWithDrain             // ShutDownWithDrain, started in a goroutine: it may block
 	sleep                         // time passes on the bubble's clock
 	fill                          // Add of every filler item, in order
-	doneUnheld                    // Done(key) whatever the item's state: never generated, see divergences_test.go
+	doneUnheld                    // Done(key), whatever its state: only TestRunnerCatchesADifference
 )
 
 // fillers are the items a fill step adds: more than actorqueue reads ahead for its getters (32
