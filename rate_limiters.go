@@ -72,7 +72,9 @@ func NewItemBucketRateLimiter(r rate.Limit, burst int) *ItemBucketRateLimiter {
 }
 
 // TypedItemExponentialFailureRateLimiter waits baseDelay·2ⁿ before the (n+1)th retry of an
-// item, up to maxDelay.
+// item, up to maxDelay. Built by [NewTypedItemExponentialFailureRateLimiter], it remembers
+// an item's failures until Forget, as client-go's does; built with options, it also forgets an
+// item that has not failed for a while (see [limiter.Exponential]).
 type TypedItemExponentialFailureRateLimiter[T comparable] = limiter.Exponential[T]
 
 // ItemExponentialFailureRateLimiter is TypedItemExponentialFailureRateLimiter[any].
@@ -81,9 +83,11 @@ type TypedItemExponentialFailureRateLimiter[T comparable] = limiter.Exponential[
 type ItemExponentialFailureRateLimiter = TypedItemExponentialFailureRateLimiter[any]
 
 // NewTypedItemExponentialFailureRateLimiter returns a limiter that waits baseDelay·2ⁿ before
-// the (n+1)th retry of an item, up to maxDelay. It panics if either delay is negative.
+// the (n+1)th retry of an item, up to maxDelay. As client-go's, it remembers an item's
+// failures until Forget, so its memory grows with every item that fails and is never
+// forgotten. It panics if either delay is negative.
 func NewTypedItemExponentialFailureRateLimiter[T comparable](baseDelay time.Duration, maxDelay time.Duration) TypedRateLimiter[T] {
-	return limiter.NewExponential[T](baseDelay, maxDelay)
+	return limiter.NewExponential[T](baseDelay, maxDelay, limiter.ForgetAfter(0))
 }
 
 // NewItemExponentialFailureRateLimiter is NewTypedItemExponentialFailureRateLimiter[any].
@@ -93,7 +97,10 @@ func NewItemExponentialFailureRateLimiter(baseDelay time.Duration, maxDelay time
 	return NewTypedItemExponentialFailureRateLimiter[any](baseDelay, maxDelay)
 }
 
-// TypedItemFastSlowRateLimiter retries an item quickly a number of times, then slowly.
+// TypedItemFastSlowRateLimiter retries an item quickly a number of times, then slowly. Built
+// by [NewTypedItemFastSlowRateLimiter], it remembers an item's failures until Forget, as
+// client-go's does; built with options, it also forgets an item that has not failed for a
+// while (see [limiter.FastSlow]).
 type TypedItemFastSlowRateLimiter[T comparable] = limiter.FastSlow[T]
 
 // ItemFastSlowRateLimiter is TypedItemFastSlowRateLimiter[any].
@@ -102,10 +109,10 @@ type TypedItemFastSlowRateLimiter[T comparable] = limiter.FastSlow[T]
 type ItemFastSlowRateLimiter = TypedItemFastSlowRateLimiter[any]
 
 // NewTypedItemFastSlowRateLimiter returns a limiter that waits fastDelay for the first
-// maxFastAttempts failures of an item and slowDelay after that. It panics if either delay is
-// negative.
+// maxFastAttempts failures of an item and slowDelay after that. As client-go's, it remembers
+// an item's failures until Forget. It panics if either delay is negative.
 func NewTypedItemFastSlowRateLimiter[T comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) TypedRateLimiter[T] {
-	return limiter.NewFastSlow[T](fastDelay, slowDelay, maxFastAttempts)
+	return limiter.NewFastSlow[T](fastDelay, slowDelay, maxFastAttempts, limiter.ForgetAfter(0))
 }
 
 // NewItemFastSlowRateLimiter is NewTypedItemFastSlowRateLimiter[any].

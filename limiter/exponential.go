@@ -9,28 +9,41 @@ import (
 )
 
 // Exponential waits baseDelay·2ⁿ before the (n+1)th retry of an item, never longer than
-// maxDelay: client-go's ItemExponentialFailureRateLimiter. Create it with [NewExponential]; it
-// remembers each item's failures until [Exponential.Forget]. Not safe for concurrent use (see
+// maxDelay: client-go's ItemExponentialFailureRateLimiter, with memory that stays bounded when
+// Forget is never called. Create it with [NewExponential]. Not safe for concurrent use (see
 // the package documentation).
+//
+// By default it remembers an item's failures until [Exponential.Forget], or until the item has
+// not failed for maxDelay plus one hour (see [ForgetAfter]); client-go's remembers them until
+// Forget only. An item retried through a queue's AddRateLimited fails again sooner, unless it
+// spends over an hour queued and being processed, so it keeps its count: only an item abandoned
+// without Forget starts over from baseDelay where client-go's would go on from its old count.
+// [ForgetAfter](0) remembers items until Forget, as client-go's does (the root package's
+// client-go constructors build it so), and [MaxTracked] adds a cap.
 type Exponential[T comparable] struct {
-	failures  map[T]int
+	failures  failures[T]
 	baseDelay time.Duration
 	maxDelay  time.Duration
 }
 
-// NewExponential returns an [Exponential] limiter. It panics if either delay is negative.
-func NewExponential[T comparable](baseDelay, maxDelay time.Duration) *Exponential[T] {
+// NewExponential returns an [Exponential] limiter configured by opts. It panics if either
+// delay is negative or an option is nil.
+func NewExponential[T comparable](baseDelay, maxDelay time.Duration, opts ...Option) *Exponential[T] {
 	if baseDelay < 0 || maxDelay < 0 {
 		panic(fmt.Sprintf("workqueue: exponential rate limiter: negative delay (base %v, max %v)", baseDelay, maxDelay))
 	}
-	return &Exponential[T]{failures: make(map[T]int), baseDelay: baseDelay, maxDelay: maxDelay}
+	o := newOptions("exponential rate limiter", maxDelay, opts)
+	return &Exponential[T]{failures: newFailures[T](o), baseDelay: baseDelay, maxDelay: maxDelay}
 }
 
-// When records a failure of item and returns baseDelay·2ⁿ, where n counts the earlier failures,
-// capped at maxDelay. The result is never negative, however many failures there were.
-func (r *Exponential[T]) When(item T) time.Duration {
-	n := r.failures[item]
-	r.failures[item] = n + 1
+// When is WhenAt at time.Now().
+func (r *Exponential[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now()) }
+
+// WhenAt records a failure of item at the instant now and returns baseDelay·2ⁿ, where n counts
+// the earlier failures it remembers, capped at maxDelay. The result is never negative, however
+// many failures there were.
+func (r *Exponential[T]) WhenAt(item T, now time.Time) time.Duration {
+	n := r.failures.add(item, now) - 1
 	return exponential(r.baseDelay, r.maxDelay, n)
 }
 
@@ -51,10 +64,14 @@ func exponential(base, max time.Duration, n int) time.Duration {
 	return time.Duration(backoff)
 }
 
-// NumRequeues returns the number of failures recorded for item.
-func (r *Exponential[T]) NumRequeues(item T) int { return r.failures[item] }
+// NumRequeues returns the number of failures remembered for item.
+func (r *Exponential[T]) NumRequeues(item T) int { return r.failures.count(item) }
 
 // Forget clears the failures of item.
-func (r *Exponential[T]) Forget(item T) { delete(r.failures, item) }
+func (r *Exponential[T]) Forget(item T) { r.failures.forget(item) }
+
+// Tracked returns how many items the limiter remembers failures of: the entries its memory
+// holds.
+func (r *Exponential[T]) Tracked() int { return r.failures.len() }
 
 func (r *Exponential[T]) safe() bool { return r != nil }

@@ -6,39 +6,59 @@ import (
 )
 
 // FastSlow waits fastDelay for the first maxFastAttempts failures of an item and slowDelay
-// after that: client-go's ItemFastSlowRateLimiter. Create it with [NewFastSlow]. Not safe for
-// concurrent use (see the package documentation).
+// after that: client-go's ItemFastSlowRateLimiter, with memory that stays bounded when Forget
+// is never called. Create it with [NewFastSlow]. Not safe for concurrent use (see the package
+// documentation).
+//
+// By default it remembers an item's failures until [FastSlow.Forget], or until the item has not
+// failed for the longer of its two delays plus one hour (see [ForgetAfter]); client-go's
+// remembers them until Forget only. An item retried through a queue's AddRateLimited fails
+// again sooner, unless it spends over an hour queued and being processed, so it keeps its
+// count: only an item abandoned without Forget is fast again where client-go's would stay slow.
+// [ForgetAfter](0) remembers items until Forget, as client-go's does (the root package's
+// client-go constructors build it so), and [MaxTracked] adds a cap.
 type FastSlow[T comparable] struct {
-	failures        map[T]int
+	failures        failures[T]
 	fastDelay       time.Duration
 	slowDelay       time.Duration
 	maxFastAttempts int
 }
 
-// NewFastSlow returns a [FastSlow] limiter. A maxFastAttempts of zero or less makes every
-// retry slow. It panics if either delay is negative.
-func NewFastSlow[T comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) *FastSlow[T] {
+// NewFastSlow returns a [FastSlow] limiter configured by opts. A maxFastAttempts of zero or
+// less makes every retry slow. It panics if either delay is negative or an option is nil.
+func NewFastSlow[T comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int, opts ...Option) *FastSlow[T] {
 	if fastDelay < 0 || slowDelay < 0 {
 		panic(fmt.Sprintf("workqueue: fast-slow rate limiter: negative delay (fast %v, slow %v)", fastDelay, slowDelay))
 	}
-	return &FastSlow[T]{failures: make(map[T]int), fastDelay: fastDelay, slowDelay: slowDelay, maxFastAttempts: maxFastAttempts}
+	o := newOptions("fast-slow rate limiter", max(fastDelay, slowDelay), opts)
+	return &FastSlow[T]{
+		failures:        newFailures[T](o),
+		fastDelay:       fastDelay,
+		slowDelay:       slowDelay,
+		maxFastAttempts: maxFastAttempts,
+	}
 }
 
-// When records a failure of item and returns fastDelay while it has failed at most
-// maxFastAttempts times, slowDelay afterwards.
-func (r *FastSlow[T]) When(item T) time.Duration {
-	n := r.failures[item] + 1
-	r.failures[item] = n
-	if n <= r.maxFastAttempts {
+// When is WhenAt at time.Now().
+func (r *FastSlow[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now()) }
+
+// WhenAt records a failure of item at the instant now and returns fastDelay while it has
+// failed at most maxFastAttempts times, slowDelay afterwards.
+func (r *FastSlow[T]) WhenAt(item T, now time.Time) time.Duration {
+	if r.failures.add(item, now) <= r.maxFastAttempts {
 		return r.fastDelay
 	}
 	return r.slowDelay
 }
 
-// NumRequeues returns the number of failures recorded for item.
-func (r *FastSlow[T]) NumRequeues(item T) int { return r.failures[item] }
+// NumRequeues returns the number of failures remembered for item.
+func (r *FastSlow[T]) NumRequeues(item T) int { return r.failures.count(item) }
 
 // Forget clears the failures of item.
-func (r *FastSlow[T]) Forget(item T) { delete(r.failures, item) }
+func (r *FastSlow[T]) Forget(item T) { r.failures.forget(item) }
+
+// Tracked returns how many items the limiter remembers failures of: the entries its memory
+// holds.
+func (r *FastSlow[T]) Tracked() int { return r.failures.len() }
 
 func (r *FastSlow[T]) safe() bool { return r != nil }

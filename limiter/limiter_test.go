@@ -11,8 +11,9 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// step is one call on a limiter: "when a" (at t0 plus at, for timed limiters), "forget a" or
-// "requeues a", and its expected answer (a duration or a count; "" for forget).
+// step is one call on a limiter: "when a" (at t0 plus at, for timed limiters), "forget a",
+// "requeues a" or "tracked" (how many items it remembers), and its expected answer (a
+// duration or a count; "" for forget).
 type step struct {
 	call string
 	at   time.Duration
@@ -31,6 +32,8 @@ func run(t *testing.T, l RateLimiter[string], steps []step) {
 			l.Forget(item)
 		case "requeues":
 			got = fmt.Sprint(l.NumRequeues(item))
+		case "tracked":
+			got = fmt.Sprint(l.(interface{ Tracked() int }).Tracked())
 		default:
 			t.Fatalf("unknown call %q", s.call)
 		}
@@ -197,6 +200,10 @@ func TestConstructorsRejectBadArguments(t *testing.T) {
 		{"nil in max-wait", func() { NewMaxWait[string](nil, time.Second) }, "workqueue: max-wait rate limiter: nil limiter"},
 		{"negative max wait", func() { NewMaxWait[string](NewExponential[string](0, 0), -1) }, "workqueue: max-wait rate limiter: negative maximum delay -1ns"},
 		{"negative burst", func() { NewItemBucket[string](1, -1) }, "workqueue: item bucket rate limiter: negative rate 1 or burst -1"},
+		{"negative forget after", func() { ForgetAfter(-1) }, "workqueue: ForgetAfter: negative duration -1ns"},
+		{"negative max tracked", func() { MaxTracked(-1) }, "workqueue: MaxTracked: negative count -1"},
+		{"nil option", func() { NewExponential[string](0, 0, MaxTracked(1), nil) }, "workqueue: exponential rate limiter: option 1 is nil"},
+		{"typed nil option", func() { NewFastSlow[string](0, 0, 0, optionFunc(nil)) }, "workqueue: fast-slow rate limiter: option 0 is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,6 +228,8 @@ func TestSafe(t *testing.T) {
 	}{
 		{exp, true},
 		{NewFastSlow[string](0, 0, 0), true},
+		{NewExponential[string](0, 0, ForgetAfter(time.Second), MaxTracked(2)), true},
+		{NewFastSlow[string](0, 0, 0, MaxTracked(2)), true},
 		{NewItemBucket[string](1, 1), true},
 		{&Bucket[string]{Limiter: rate.NewLimiter(1, 1)}, true},
 		{&Bucket[string]{}, false},
