@@ -23,22 +23,36 @@ const (
 	opShutDown                 // drain, report; answers once shut down (and drained)
 )
 
-// command is one request to the owner. A nil reply means nobody waits for the outcome.
+// command is one request to the owner. A nil reply means nobody waits for the outcome. It holds
+// only what the common commands need, so that the mailbox copies little; the rest is in more.
 type command[T comparable] struct {
-	op     op
+	op    op
+	item  T
+	taken uint64        // the watermark of takes when the command was sent (see mailbox)
+	at    time.Duration // an instant, as the time since the queue's origin (see base.instantOf)
+	lim   *Limiter[T]
+	reply chan result[T]
+	more  *details[T] // for the commands that need more, nil otherwise
+}
+
+// details are the fields of the less common commands.
+type details[T comparable] struct {
+	items  []T  // opAddBatch
 	drain  bool // opShutDown: wait until no item is being processed
 	report bool // opShutDown: answer with the items being processed
-	item   T
-	items  []T    // opAddBatch
-	taken  uint64 // the watermark of takes when the command was sent (see mailbox)
-	at     time.Time
-	lim    *Limiter[T]
-	reply  chan result[T]
 
 	// The options of an add to a priority queue.
 	after       time.Duration
 	priority    int
 	rateLimited bool
+}
+
+// extra returns c's details, or empty ones.
+func (c *command[T]) extra() *details[T] {
+	if c.more == nil {
+		return &details[T]{}
+	}
+	return c.more
 }
 
 // result is the owner's answer to a command.

@@ -29,7 +29,7 @@ func (q *Queue[T]) AddBatch(items ...T) {
 	if len(items) == 0 || q.stopping.Load() {
 		return
 	}
-	q.post(command[T]{op: opAddBatch, items: slices.Clone(items)})
+	q.post(command[T]{op: opAddBatch, more: &details[T]{items: slices.Clone(items)}})
 }
 
 // AddAfter adds item once delay has passed on the queue's clock; a delay of zero or less adds
@@ -52,7 +52,7 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 	if mutant.Active(mutant.EarlyDelay) {
 		delay /= 2
 	}
-	q.post(command[T]{op: opAddAfter, item: item, at: q.clock.Now().Add(delay)})
+	q.post(command[T]{op: opAddAfter, item: item, at: q.since(q.clock.Now().Add(delay))})
 }
 
 // AddRateLimited adds item after the wait l decides. l is asked even after shutdown, as in
@@ -63,7 +63,7 @@ func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T], retries metrics.Counter
 	if retries != nil && !q.stopping.Load() {
 		retries.Inc()
 	}
-	q.limit(command[T]{op: opAddRateLimited, item: item, at: q.clock.Now(), lim: l})
+	q.limit(command[T]{op: opAddRateLimited, item: item, at: q.since(q.clock.Now()), lim: l})
 }
 
 // Forget makes l forget item's failures.

@@ -36,24 +36,26 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 	case opAdd:
 		m.add(c.item)
 	case opAddBatch:
-		for _, item := range c.items {
+		for _, item := range c.more.items {
 			m.add(item)
 		}
 	case opAddAfter:
 		if !m.shuttingDown {
-			m.waiting.Schedule(c.item, c.at)
+			m.waiting.Schedule(c.item, m.instantOf(c.at))
 		}
 	case opAddRateLimited:
 		// Asked even after shutdown, as client-go does: the failure still counts.
-		d := limiter.WhenAt(c.lim.limiter, c.item, c.at)
+		now := m.instantOf(c.at)
+		d := limiter.WhenAt(c.lim.limiter, c.item, now)
 		if d <= 0 {
 			m.add(c.item)
 		} else if !m.shuttingDown {
-			m.waiting.Schedule(c.item, c.at.Add(d))
+			m.waiting.Schedule(c.item, now.Add(d))
 		}
 	case opDue:
 		m.duePending = false
-		for item, ok := m.waiting.PopDue(c.at); ok; item, ok = m.waiting.PopDue(c.at) {
+		at := m.instantOf(c.at)
+		for item, ok := m.waiting.PopDue(at); ok; item, ok = m.waiting.PopDue(at) {
 			m.add(item)
 		}
 	case opForget:
@@ -78,14 +80,15 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 	case opGet:
 		r = m.getNow()
 	case opShutDown:
-		if c.report {
+		d := c.extra()
+		if d.report {
 			r.items = m.state.InProcessing()
 		}
 		if m.beginShutdown() {
 			m.waiting.Clear()
 			m.wanted = 0
 		}
-		parked = m.drain(c.drain, c.reply, m.state.Processing())
+		parked = m.drain(d.drain, c.reply, m.state.Processing())
 	}
 	m.noteDelayed()
 	return r, parked

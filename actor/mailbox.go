@@ -66,17 +66,17 @@ func (b *mailbox[T]) take() []command[T] {
 	return batch
 }
 
-// recycle gives back a batch the owner has applied, for reuse, unless the buffer is far larger
-// than the batch was, so that a burst does not pin its memory.
+// recycle gives back a batch the owner has applied, for reuse, unless its buffer is larger than
+// a busy queue needs, so that a burst does not pin its memory.
 func (b *mailbox[T]) recycle(batch []command[T]) {
-	clear(batch) // let the garbage collector have the items
-	if cap(batch) > minRecycle && cap(batch) > 4*len(batch) {
+	if cap(batch) > maxRecycle {
 		return
 	}
+	clear(batch) // let the garbage collector have the items
 	b.mu.Lock()
 	b.spare = batch[:0]
 	b.mu.Unlock()
 }
 
-// minRecycle is the capacity below which a batch buffer is always kept.
-const minRecycle = 256
+// maxRecycle is the capacity above which a batch buffer is left to the garbage collector.
+const maxRecycle = 1024

@@ -26,14 +26,16 @@ func (m *prio[T]) exec(c *command[T]) { m.run(c, m.apply) }
 func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 	switch c.op {
 	case opAdd:
-		m.add(c.item, 0, 0, false, nil, c.at)
+		m.add(c.item, 0, 0, false, nil, time.Time{})
 	case opAddBatch:
-		for _, item := range c.items {
-			m.add(item, c.priority, c.after, c.rateLimited, c.lim, c.at)
+		d, now := c.more, m.instantOf(c.at)
+		for _, item := range d.items {
+			m.add(item, d.priority, d.after, d.rateLimited, c.lim, now)
 		}
 	case opDue:
 		m.duePending = false
-		for item, p, ok := m.state.PromoteDue(c.at); ok; item, p, ok = m.state.PromoteDue(c.at) {
+		at := m.instantOf(c.at)
+		for item, p, ok := m.state.PromoteDue(at); ok; item, p, ok = m.state.PromoteDue(at) {
 			if m.metrics.Enabled() {
 				m.metrics.Added(item, p, m.clock.Now())
 			}
@@ -69,7 +71,8 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 	case opSnapshot:
 		r.snapshot = m.snapshot()
 	case opShutDown:
-		if c.report {
+		d := c.extra()
+		if d.report {
 			r.items = m.state.InProcessing()
 		}
 		if m.beginShutdown() {
@@ -78,7 +81,7 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 			}
 			m.getters = nil
 		}
-		parked = m.drain(c.drain, c.reply, m.state.Processing())
+		parked = m.drain(d.drain, c.reply, m.state.Processing())
 	}
 	return r, parked
 }

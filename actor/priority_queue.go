@@ -49,12 +49,13 @@ func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	if len(items) == 0 || q.stopping.Load() {
 		return
 	}
-	c := command[T]{op: opAddBatch, items: slices.Clone(items), after: o.After, rateLimited: o.RateLimited, lim: l}
+	d := &details[T]{items: slices.Clone(items), after: o.After, rateLimited: o.RateLimited}
 	if o.Priority != nil {
-		c.priority = *o.Priority
+		d.priority = *o.Priority
 	}
+	c := command[T]{op: opAddBatch, lim: l, more: d}
 	if o.After > 0 || o.RateLimited {
-		c.at = q.clock.Now() // read here, so that a fake clock stepped right after counts from the call
+		c.at = q.since(q.clock.Now()) // read here, so that a fake clock stepped right after counts from the call
 	}
 	q.post(c)
 }

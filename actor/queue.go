@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/actorqueue/workqueue/clock"
 	"github.com/actorqueue/workqueue/metrics"
@@ -41,6 +42,7 @@ type Queue[T comparable] struct {
 	stopping atomic.Bool   // shutdown has begun
 
 	clock     clock.Clock // never nil
+	origin    time.Time   // the instant commands count their instants from
 	alarmWith clock.Clock // the clock for the owner's alarm; nil for the real one
 	waits     bool        // callers wait for every command: the owner runs foreign code
 	checkKeys bool        // items may fail to hash: check them before they reach the owner
@@ -83,6 +85,11 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	return q
 }
 
+// since returns the instant t as the time since the queue's origin, as commands carry
+// instants. Without a monotonic reading, an instant far in the future saturates rather than
+// wraps, so it stays in the future.
+func (q *Queue[T]) since(t time.Time) time.Duration { return t.Sub(q.origin) }
+
 // newShell returns a queue without rules, and the base of its rules.
 func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]) {
 	meters := metrics.New[T](m)
@@ -95,6 +102,7 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 		waits:     meters.Enabled(),
 		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
 	}
+	q.origin = q.clock.Now()
 	q.mailbox = newMailbox[T](&q.taken)
 	q.replies.New = func() any { return make(chan result[T], 1) }
 	return q, base[T]{
@@ -103,6 +111,6 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 		mailbox:  &q.mailbox,
 		closing:  q.closing,
 		stopping: &q.stopping,
-		created:  q.clock.Now(),
+		created:  q.origin,
 	}
 }

@@ -45,7 +45,7 @@ type base[T comparable] struct {
 	drainers     []chan result[T] // ShutDownWithDrain callers waiting for processing to end
 	stash        any              // a panic nobody waited for
 
-	created    time.Time // origin of the unfinished-work ticks, as client-go's ticker
+	created    time.Time // the queue's origin: of its instants, and of the unfinished-work ticks
 	tickAt     time.Time // next unfinished-work update; zero while none is due
 	instant    time.Time // the current instant, read once per turn; zero until read
 	duePending bool      // an opDue is posted and not applied yet
@@ -136,6 +136,9 @@ func (b *base[T]) finished() bool { return b.shuttingDown && len(b.drainers) == 
 
 func (b *base[T]) beginTurn() { b.instant = time.Time{} }
 
+// instantOf returns the instant at, given as the time since the queue's origin.
+func (b *base[T]) instantOf(at time.Duration) time.Time { return b.created.Add(at) }
+
 // now returns the current instant, read from the clock at most once per turn.
 func (b *base[T]) now() time.Time {
 	if b.instant.IsZero() {
@@ -151,7 +154,7 @@ func (b *base[T]) now() time.Time {
 func (b *base[T]) postDue(now time.Time) {
 	if !b.duePending {
 		b.duePending = true
-		b.mailbox.put(command[T]{op: opDue, at: now})
+		b.mailbox.put(command[T]{op: opDue, at: now.Sub(b.created)})
 	}
 }
 

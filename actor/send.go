@@ -43,7 +43,7 @@ func (q *Queue[T]) call(c command[T]) result[T] {
 func (q *Queue[T]) send(c command[T]) {
 	select {
 	case <-q.handover:
-		q.settle(&c)
+		q.settleOwn(c)
 		return
 	default:
 	}
@@ -57,6 +57,10 @@ func (q *Queue[T]) send(c command[T]) {
 	default:
 	}
 }
+
+// settleOwn is settle of a command of the caller's own. Taking its address here, not in send,
+// keeps send's command on the stack: escape analysis would move it to the heap on every call.
+func (q *Queue[T]) settleOwn(c command[T]) { q.settle(&c) }
 
 // settle applies, holding the handover lock, whatever is left in the mailbox and then c.
 func (q *Queue[T]) settle(c *command[T]) {

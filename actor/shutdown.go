@@ -13,7 +13,7 @@ func (q *Queue[T]) ShutDown() {
 // ShutDownWithDrain is ShutDown that first waits until no item is being processed. It waits
 // forever if a worker never calls Done, unless ShutDown is called meanwhile.
 func (q *Queue[T]) ShutDownWithDrain() {
-	q.call(command[T]{op: opShutDown, drain: true})
+	q.call(command[T]{op: opShutDown, more: &details[T]{drain: true}})
 	<-q.exited
 }
 
@@ -23,7 +23,7 @@ func (q *Queue[T]) ShutDownWithDrain() {
 // way it returns once the owner goroutine has exited.
 func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
 	reply := q.replies.Get().(chan result[T])
-	q.send(command[T]{op: opShutDown, drain: true, reply: reply})
+	q.send(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
 	select {
 	case r := <-reply:
 		q.replies.Put(reply)
@@ -34,7 +34,7 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 		return nil, nil
 	case <-ctx.Done():
 	}
-	r := q.call(command[T]{op: opShutDown, report: true}) // ends the drain above, too
+	r := q.call(command[T]{op: opShutDown, more: &details[T]{report: true}}) // ends the drain above, too
 	<-reply
 	q.replies.Put(reply)
 	<-q.exited
