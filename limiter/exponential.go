@@ -19,11 +19,13 @@ import (
 // spends over an hour queued and being processed, so it keeps its count: only an item abandoned
 // without Forget starts over from baseDelay where client-go's would go on from its old count.
 // [ForgetAfter](0) remembers items until Forget, as client-go's does (the root package's
-// client-go constructors build it so), and [MaxTracked] adds a cap.
+// client-go constructors build it so), [MaxTracked] adds a cap, and [JitterFactor] spreads the
+// waits.
 type Exponential[T comparable] struct {
 	failures  failures[T]
 	baseDelay time.Duration
 	maxDelay  time.Duration
+	jitter    spread
 }
 
 // NewExponential returns an [Exponential] limiter configured by opts. It panics if either
@@ -33,18 +35,18 @@ func NewExponential[T comparable](baseDelay, maxDelay time.Duration, opts ...Opt
 		panic(fmt.Sprintf("workqueue: exponential rate limiter: negative delay (base %v, max %v)", baseDelay, maxDelay))
 	}
 	o := newOptions("exponential rate limiter", maxDelay, opts)
-	return &Exponential[T]{failures: newFailures[T](o), baseDelay: baseDelay, maxDelay: maxDelay}
+	return &Exponential[T]{failures: newFailures[T](o), baseDelay: baseDelay, maxDelay: maxDelay, jitter: o.jitter}
 }
 
 // When is WhenAt at time.Now().
 func (r *Exponential[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now()) }
 
 // WhenAt records a failure of item at the instant now and returns baseDelay·2ⁿ, where n counts
-// the earlier failures it remembers, capped at maxDelay. The result is never negative, however
-// many failures there were.
+// the earlier failures it remembers, capped at maxDelay, then jittered if so configured. The
+// result is never negative, however many failures there were.
 func (r *Exponential[T]) WhenAt(item T, now time.Time) time.Duration {
 	n := r.failures.add(item, now) - 1
-	return exponential(r.baseDelay, r.maxDelay, n)
+	return r.jitter.apply(exponential(r.baseDelay, r.maxDelay, n))
 }
 
 // exponential returns base·2ⁿ capped at max, computed in floating point so that it cannot wrap.
@@ -74,4 +76,4 @@ func (r *Exponential[T]) Forget(item T) { r.failures.forget(item) }
 // holds.
 func (r *Exponential[T]) Tracked() int { return r.failures.len() }
 
-func (r *Exponential[T]) safe() bool { return r != nil }
+func (r *Exponential[T]) safe() bool { return r != nil && !r.jitter.own() }

@@ -16,12 +16,14 @@ import (
 // again sooner, unless it spends over an hour queued and being processed, so it keeps its
 // count: only an item abandoned without Forget is fast again where client-go's would stay slow.
 // [ForgetAfter](0) remembers items until Forget, as client-go's does (the root package's
-// client-go constructors build it so), and [MaxTracked] adds a cap.
+// client-go constructors build it so), [MaxTracked] adds a cap, and [JitterFactor] spreads the
+// waits.
 type FastSlow[T comparable] struct {
 	failures        failures[T]
 	fastDelay       time.Duration
 	slowDelay       time.Duration
 	maxFastAttempts int
+	jitter          spread
 }
 
 // NewFastSlow returns a [FastSlow] limiter configured by opts. A maxFastAttempts of zero or
@@ -36,6 +38,7 @@ func NewFastSlow[T comparable](fastDelay, slowDelay time.Duration, maxFastAttemp
 		fastDelay:       fastDelay,
 		slowDelay:       slowDelay,
 		maxFastAttempts: maxFastAttempts,
+		jitter:          o.jitter,
 	}
 }
 
@@ -43,12 +46,13 @@ func NewFastSlow[T comparable](fastDelay, slowDelay time.Duration, maxFastAttemp
 func (r *FastSlow[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now()) }
 
 // WhenAt records a failure of item at the instant now and returns fastDelay while it has
-// failed at most maxFastAttempts times, slowDelay afterwards.
+// failed at most maxFastAttempts times, slowDelay afterwards, jittered if so configured.
 func (r *FastSlow[T]) WhenAt(item T, now time.Time) time.Duration {
+	wait := r.slowDelay
 	if r.failures.add(item, now) <= r.maxFastAttempts {
-		return r.fastDelay
+		wait = r.fastDelay
 	}
-	return r.slowDelay
+	return r.jitter.apply(wait)
 }
 
 // NumRequeues returns the number of failures remembered for item.
@@ -61,4 +65,4 @@ func (r *FastSlow[T]) Forget(item T) { r.failures.forget(item) }
 // holds.
 func (r *FastSlow[T]) Tracked() int { return r.failures.len() }
 
-func (r *FastSlow[T]) safe() bool { return r != nil }
+func (r *FastSlow[T]) safe() bool { return r != nil && !r.jitter.own() }

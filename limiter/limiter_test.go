@@ -202,6 +202,10 @@ func TestConstructorsRejectBadArguments(t *testing.T) {
 		{"negative burst", func() { NewItemBucket[string](1, -1) }, "workqueue: item bucket rate limiter: negative rate 1 or burst -1"},
 		{"negative forget after", func() { ForgetAfter(-1) }, "workqueue: ForgetAfter: negative duration -1ns"},
 		{"negative max tracked", func() { MaxTracked(-1) }, "workqueue: MaxTracked: negative count -1"},
+		{"negative jitter", func() { JitterFactor(-0.5) }, "workqueue: JitterFactor: factor -0.5 is not between 0 and 1"},
+		{"jitter above 1", func() { JitterFactor(1.5) }, "workqueue: JitterFactor: factor 1.5 is not between 0 and 1"},
+		{"NaN jitter", func() { JitterFactor(math.NaN()) }, "workqueue: JitterFactor: factor NaN is not between 0 and 1"},
+		{"nil random source", func() { RandomSource(nil) }, "workqueue: RandomSource: nil source"},
 		{"nil option", func() { NewExponential[string](0, 0, MaxTracked(1), nil) }, "workqueue: exponential rate limiter: option 1 is nil"},
 		{"typed nil option", func() { NewFastSlow[string](0, 0, 0, optionFunc(nil)) }, "workqueue: fast-slow rate limiter: option 0 is nil"},
 	}
@@ -228,8 +232,12 @@ func TestSafe(t *testing.T) {
 	}{
 		{exp, true},
 		{NewFastSlow[string](0, 0, 0), true},
-		{NewExponential[string](0, 0, ForgetAfter(time.Second), MaxTracked(2)), true},
-		{NewFastSlow[string](0, 0, 0, MaxTracked(2)), true},
+		{NewExponential[string](0, 0, ForgetAfter(time.Second), MaxTracked(2), JitterFactor(1)), true},
+		{NewFastSlow[string](0, 0, 0, MaxTracked(2), JitterFactor(0.5)), true},
+		{NewMaxOf[string](NewExponential[string](0, 0, JitterFactor(1))), true},
+		{NewExponential[string](0, 0, RandomSource(fixed(0))), false}, // the source is outside code
+		{NewFastSlow[string](0, 0, 0, JitterFactor(1), RandomSource(fixed(0))), false},
+		{NewMaxOf[string](exp, NewExponential[string](0, 0, RandomSource(fixed(0)))), false},
 		{NewItemBucket[string](1, 1), true},
 		{&Bucket[string]{Limiter: rate.NewLimiter(1, 1)}, true},
 		{&Bucket[string]{}, false},

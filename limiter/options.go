@@ -3,11 +3,12 @@ package limiter
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 )
 
 // Option configures an [Exponential] or a [FastSlow] limiter: how long and how many failed
-// items it remembers. Pass options to [NewExponential] or
+// items it remembers, and how it jitters its waits. Pass options to [NewExponential] or
 // [NewFastSlow]; later options override earlier ones. An Option is a value and may be reused.
 type Option interface{ apply(*options) }
 
@@ -24,12 +25,14 @@ const idleSlack = time.Hour
 type options struct {
 	forgetAfter time.Duration // zero: never
 	maxTracked  int           // zero: no cap
+	jitter      spread
 }
 
 // newOptions returns the defaults for a limiter whose longest wait is longestWait, with opts
 // applied over them; name, such as "exponential rate limiter", goes into panic messages. By
 // default, an item is forgotten longestWait + [idleSlack] after its last failure (saturated
-// at the largest Duration), and nothing caps how many items are tracked.
+// at the largest Duration), nothing caps how many items are tracked, and waits are not
+// jittered.
 func newOptions(name string, longestWait time.Duration, opts []Option) options {
 	o := options{forgetAfter: longestWait + idleSlack}
 	if o.forgetAfter < longestWait {
@@ -75,4 +78,28 @@ func MaxTracked(n int) Option {
 		panic(fmt.Sprintf("workqueue: MaxTracked: negative count %d", n))
 	}
 	return optionFunc(func(o *options) { o.maxTracked = n })
+}
+
+// JitterFactor makes a limiter shorten each wait by a random fraction of it, between zero and
+// factor, so that items that failed together are not all retried together. A wait w becomes
+// a value in (w - factor·w, w]: never negative, never longer than without jitter, and so never
+// above the limiter's maximum. factor must be between 0 and 1: 0, the default, is no jitter, 1
+// spreads waits over (0, w] ("full jitter"), 0.5 over (w/2, w] ("equal jitter"). It panics
+// otherwise.
+func JitterFactor(factor float64) Option {
+	if !(factor >= 0 && factor <= 1) { // also refuses NaN
+		panic(fmt.Sprintf("workqueue: JitterFactor: factor %v is not between 0 and 1", factor))
+	}
+	return optionFunc(func(o *options) { o.jitter.factor = factor })
+}
+
+// RandomSource makes a limiter draw its jitter from src instead of math/rand/v2's global
+// source, so that tests can make it deterministic. The limiter calls src from whichever
+// goroutine calls the limiter, one call at a time. A limiter with a source of its own is not
+// [Safe], since src is code from outside this package. It panics if src is nil.
+func RandomSource(src rand.Source) Option {
+	if isNil(src) {
+		panic("workqueue: RandomSource: nil source")
+	}
+	return optionFunc(func(o *options) { o.jitter.random = rand.New(src) })
 }
