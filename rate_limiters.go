@@ -85,9 +85,40 @@ type ItemExponentialFailureRateLimiter = TypedItemExponentialFailureRateLimiter[
 // NewTypedItemExponentialFailureRateLimiter returns a limiter that waits baseDelay·2ⁿ before
 // the (n+1)th retry of an item, up to maxDelay. As client-go's, it remembers an item's
 // failures until Forget, so its memory grows with every item that fails and is never
-// forgotten. It panics if either delay is negative.
+// forgotten; [NewTypedItemExponentialFailureRateLimiterWithOptions] bounds it. It panics if
+// either delay is negative.
 func NewTypedItemExponentialFailureRateLimiter[T comparable](baseDelay time.Duration, maxDelay time.Duration) TypedRateLimiter[T] {
 	return limiter.NewExponential[T](baseDelay, maxDelay, limiter.ForgetAfter(0))
+}
+
+// RateLimiterOption configures the failure tracking and the jitter of the exponential and
+// fast-slow rate limiters: [limiter.ForgetAfter], [limiter.MaxTracked],
+// [limiter.JitterFactor] and [limiter.RandomSource].
+type RateLimiterOption = limiter.Option
+
+// NewTypedItemExponentialFailureRateLimiterWithOptions returns a limiter that waits
+// baseDelay·2ⁿ before the (n+1)th retry of an item, up to maxDelay, and whose memory stays
+// bounded when Forget is never called: by default, it forgets an item that has not failed for
+// maxDelay plus one hour, on the queue's clock. An item retried through AddRateLimited fails
+// again sooner unless it spends over an hour queued and being processed, so its waits and
+// NumRequeues are those of [NewTypedItemExponentialFailureRateLimiter]; only an item abandoned
+// without Forget starts over. opts change that: limiter.ForgetAfter(2*time.Hour) forgets items
+// two hours after their last failure, limiter.MaxTracked(10000) remembers 10000 at most,
+// limiter.ForgetAfter(0) remembers them until Forget, and limiter.JitterFactor spreads the
+// waits. It panics if either delay is negative or an option is nil.
+func NewTypedItemExponentialFailureRateLimiterWithOptions[T comparable](baseDelay, maxDelay time.Duration, opts ...RateLimiterOption) *TypedItemExponentialFailureRateLimiter[T] {
+	return limiter.NewExponential[T](baseDelay, maxDelay, opts...)
+}
+
+// NewTypedJitteredExponentialFailureRateLimiter returns an exponential limiter whose waits are
+// shortened by a random fraction of up to jitter (between 0 and 1), so that items that fail
+// together are not retried together: the (n+1)th retry of an item waits between
+// (1-jitter)·w and w, where w is baseDelay·2ⁿ capped at maxDelay. Waits are never negative and
+// never above maxDelay. Its memory is bounded, and opts configure it, as for
+// [NewTypedItemExponentialFailureRateLimiterWithOptions]. It panics if either delay is
+// negative, jitter is not between 0 and 1, or an option is nil.
+func NewTypedJitteredExponentialFailureRateLimiter[T comparable](baseDelay, maxDelay time.Duration, jitter float64, opts ...RateLimiterOption) *TypedItemExponentialFailureRateLimiter[T] {
+	return limiter.NewExponential[T](baseDelay, maxDelay, append([]RateLimiterOption{limiter.JitterFactor(jitter)}, opts...)...)
 }
 
 // NewItemExponentialFailureRateLimiter is NewTypedItemExponentialFailureRateLimiter[any].
@@ -110,9 +141,19 @@ type ItemFastSlowRateLimiter = TypedItemFastSlowRateLimiter[any]
 
 // NewTypedItemFastSlowRateLimiter returns a limiter that waits fastDelay for the first
 // maxFastAttempts failures of an item and slowDelay after that. As client-go's, it remembers
-// an item's failures until Forget. It panics if either delay is negative.
+// an item's failures until Forget; [NewTypedItemFastSlowRateLimiterWithOptions] bounds that
+// memory. It panics if either delay is negative.
 func NewTypedItemFastSlowRateLimiter[T comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) TypedRateLimiter[T] {
 	return limiter.NewFastSlow[T](fastDelay, slowDelay, maxFastAttempts, limiter.ForgetAfter(0))
+}
+
+// NewTypedItemFastSlowRateLimiterWithOptions returns a limiter that waits fastDelay for the
+// first maxFastAttempts failures of an item and slowDelay after that, and whose memory stays
+// bounded: by default, it forgets an item that has not failed for the longer delay plus one
+// hour (see [NewTypedItemExponentialFailureRateLimiterWithOptions] for what that changes, and
+// for opts). It panics if either delay is negative or an option is nil.
+func NewTypedItemFastSlowRateLimiterWithOptions[T comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int, opts ...RateLimiterOption) *TypedItemFastSlowRateLimiter[T] {
+	return limiter.NewFastSlow[T](fastDelay, slowDelay, maxFastAttempts, opts...)
 }
 
 // NewItemFastSlowRateLimiter is NewTypedItemFastSlowRateLimiter[any].
