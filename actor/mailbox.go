@@ -52,13 +52,20 @@ func (b *mailbox[T]) put(c command[T]) {
 }
 
 // take returns every pending command, oldest first, or nil after marking the owner asleep:
-// the owner must then wait on wake before taking again. Only the owner calls take and
-// recycle (after the handover, the caller holding the handover lock).
+// the owner must then wait on wake before taking again. Going to sleep, it lets large buffers
+// go, so that an idle queue does not keep the memory of its last burst. Only the owner calls
+// take and recycle (after the handover, the caller holding the handover lock).
 func (b *mailbox[T]) take() []command[T] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.pending) == 0 {
 		b.sleeping = true
+		if cap(b.pending) > maxIdleBuffer {
+			b.pending = nil
+		}
+		if cap(b.spare) > maxIdleBuffer {
+			b.spare = nil
+		}
 		return nil
 	}
 	batch := b.pending
@@ -66,17 +73,13 @@ func (b *mailbox[T]) take() []command[T] {
 	return batch
 }
 
-// recycle gives back a batch the owner has applied, for reuse, unless its buffer is larger than
-// a busy queue needs, so that a burst does not pin its memory.
+// recycle gives back a batch the owner has applied, for reuse while the queue is busy.
 func (b *mailbox[T]) recycle(batch []command[T]) {
-	if cap(batch) > maxRecycle {
-		return
-	}
 	clear(batch) // let the garbage collector have the items
 	b.mu.Lock()
 	b.spare = batch[:0]
 	b.mu.Unlock()
 }
 
-// maxRecycle is the capacity above which a batch buffer is left to the garbage collector.
-const maxRecycle = 1024
+// maxIdleBuffer is the capacity of the largest buffer an idle mailbox keeps.
+const maxIdleBuffer = 256
