@@ -150,6 +150,12 @@ func (m *fifo[T]) getNow() result[T] {
 		return result[T]{item: h.item}
 	default:
 	}
+	// Every reservation has left ready: each is in the hands of a getter whose take is on its
+	// way. Take them all before counting the queue empty, so that no later command counts one
+	// of them as waiting.
+	last := m.state.LastReservation()
+	raise(m.taken, last)
+	m.take(last)
 	item, seq, ok := m.state.Reserve(m.now())
 	if !ok {
 		return result[T]{shutdown: true}

@@ -174,6 +174,9 @@ func (s *State[T]) Done(item T) bool {
 // queue length.
 func (s *State[T]) Len() int { return s.storage.Len() + s.reserved.Len() }
 
+// LastReservation returns the number of the latest reservation, zero before the first.
+func (s *State[T]) LastReservation() uint64 { return s.nextSeq - 1 }
+
 // Reservations returns the number of reserved items not yet taken.
 func (s *State[T]) Reservations() int { return s.reserved.Len() }
 
