@@ -18,7 +18,6 @@ import (
 const (
 	seedVariable      = "ACTORQUEUE_SEED"
 	historiesVariable = "ACTORQUEUE_LINEARIZABILITY_HISTORIES"
-	showVariable      = "ACTORQUEUE_SHOW_DIVERGENCES" // check histories whole: see steer
 )
 
 // defaultHistories is how many histories a run checks by default.
@@ -37,9 +36,6 @@ func TestLinearizable(t *testing.T) {
 	for i := range uint64(n) {
 		seed := base + i
 		history := record(t, seed)
-		if os.Getenv(showVariable) == "" {
-			history = steer(history)
-		}
 		switch porcupine.CheckOperationsTimeout(model, history, checkTimeout) {
 		case porcupine.Ok:
 			continue
