@@ -49,19 +49,24 @@ func (m *model) forget(item int) {
 	delete(m.rank, item)
 }
 
-// checkLinks fails t unless f's order holds every entry once, oldest failure first.
-func checkLinks(t *testing.T, f *failures[int]) {
+// checkLinks fails t unless f, when it is a recency, holds every entry once in its order,
+// oldest failure first.
+func checkLinks(t *testing.T, f failures[int]) {
 	t.Helper()
+	r, ok := f.(*recency[int])
+	if !ok {
+		return
+	}
 	seen := 0
 	var older *failure[int]
-	for e := f.oldest; e != nil; older, e = e, e.newer {
+	for e := r.oldest; e != nil; older, e = e, e.newer {
 		seen++
-		if f.entries[e.item] != e || e.older != older || (older != nil && e.last.Before(older.last)) {
+		if r.entries[e.item] != e || e.older != older || (older != nil && e.last.Before(older.last)) {
 			t.Fatalf("entry %d is out of place", e.item)
 		}
 	}
-	if seen != len(f.entries) || f.newest != older {
-		t.Fatalf("the order holds %d entries, the map %d", seen, len(f.entries))
+	if seen != len(r.entries) || r.newest != older {
+		t.Fatalf("the order holds %d entries, the map %d", seen, len(r.entries))
 	}
 }
 
@@ -92,7 +97,7 @@ func TestFailuresAgainstAModel(t *testing.T) {
 					t.Fatalf("%+v, step %d: add(%d) = %d, want %d", cfg, i, item, got, want)
 				}
 			}
-			checkLinks(t, &f)
+			checkLinks(t, f)
 			if got, want := f.len(), len(m.count); got != want {
 				t.Fatalf("%+v, step %d: len() = %d, want %d", cfg, i, got, want)
 			}
@@ -100,5 +105,12 @@ func TestFailuresAgainstAModel(t *testing.T) {
 				t.Fatalf("%+v, step %d: count(%d) = %d, want %d", cfg, i, probe, f.count(probe), m.count[probe])
 			}
 		}
+	}
+}
+
+func TestUnboundedCountingCostsWhatClientGosDoes(t *testing.T) {
+	// Without expiry or cap, there is no order to keep: a map of counts, as in client-go.
+	if f, ok := newFailures[int](options{}).(counts[int]); !ok {
+		t.Errorf("newFailures without expiry or cap returns %T", f)
 	}
 }

@@ -2,15 +2,16 @@ package limiter
 
 import "time"
 
-// failures counts the failures of each item, for the limiters that back off per item. It
-// forgets an item that has not failed for forgetAfter (unless that is zero), and the least
-// recently failed item when a new one would exceed maxTracked (unless that is zero).
+// recency counts the failures of each item, and keeps the items in the order of their last
+// failure, so as to forget an item that has not failed for forgetAfter (unless that is zero),
+// and the least recently failed item when a new one would exceed maxTracked (unless that is
+// zero).
 //
 // Its time is the latest instant it has been given, so it never runs backwards: items then
 // stay in the order of their last failure, oldest first, and expiry only has to look at the
 // oldest ones. Every failure sweeps the expired items out, so what it holds is exactly what
 // it counts.
-type failures[T comparable] struct {
+type recency[T comparable] struct {
 	entries     map[T]*failure[T]
 	oldest      *failure[T] // least recently failed; nil when empty
 	newest      *failure[T] // most recently failed; nil when empty
@@ -27,13 +28,13 @@ type failure[T comparable] struct {
 	older, newer *failure[T]
 }
 
-func newFailures[T comparable](o options) failures[T] {
-	return failures[T]{entries: make(map[T]*failure[T]), forgetAfter: o.forgetAfter, maxTracked: o.maxTracked}
+func newRecency[T comparable](forgetAfter time.Duration, maxTracked int) *recency[T] {
+	return &recency[T]{entries: make(map[T]*failure[T]), forgetAfter: forgetAfter, maxTracked: maxTracked}
 }
 
 // add records a failure of item at the instant now and returns how many it counts, this one
 // included.
-func (f *failures[T]) add(item T, now time.Time) int {
+func (f *recency[T]) add(item T, now time.Time) int {
 	if now.After(f.now) {
 		f.now = now
 	}
@@ -55,7 +56,7 @@ func (f *failures[T]) add(item T, now time.Time) int {
 }
 
 // expire forgets the items whose last failure is more than forgetAfter before now.
-func (f *failures[T]) expire() {
+func (f *recency[T]) expire() {
 	if f.forgetAfter == 0 {
 		return
 	}
@@ -65,7 +66,7 @@ func (f *failures[T]) expire() {
 }
 
 // count returns how many failures of item are counted.
-func (f *failures[T]) count(item T) int {
+func (f *recency[T]) count(item T) int {
 	if e, ok := f.entries[item]; ok {
 		return e.count
 	}
@@ -73,23 +74,23 @@ func (f *failures[T]) count(item T) int {
 }
 
 // forget stops counting item.
-func (f *failures[T]) forget(item T) {
+func (f *recency[T]) forget(item T) {
 	if e, ok := f.entries[item]; ok {
 		f.remove(e)
 	}
 }
 
 // len returns how many items are counted.
-func (f *failures[T]) len() int { return len(f.entries) }
+func (f *recency[T]) len() int { return len(f.entries) }
 
 // remove forgets e.
-func (f *failures[T]) remove(e *failure[T]) {
+func (f *recency[T]) remove(e *failure[T]) {
 	f.unlink(e)
 	delete(f.entries, e.item)
 }
 
 // append links e as the newest.
-func (f *failures[T]) append(e *failure[T]) {
+func (f *recency[T]) append(e *failure[T]) {
 	e.older, e.newer = f.newest, nil
 	if f.newest != nil {
 		f.newest.newer = e
@@ -100,7 +101,7 @@ func (f *failures[T]) append(e *failure[T]) {
 }
 
 // unlink takes e out of the order.
-func (f *failures[T]) unlink(e *failure[T]) {
+func (f *recency[T]) unlink(e *failure[T]) {
 	if e.older != nil {
 		e.older.newer = e.newer
 	} else {

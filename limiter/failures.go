@@ -1,0 +1,38 @@
+package limiter
+
+import "time"
+
+// failures counts the failures of each item, for the limiters that back off per item.
+type failures[T comparable] interface {
+	// add records a failure of item at the instant now and returns how many it counts, this
+	// one included.
+	add(item T, now time.Time) int
+	// count returns how many failures of item are counted.
+	count(item T) int
+	// forget stops counting item.
+	forget(item T)
+	// len returns how many items are counted.
+	len() int
+}
+
+// newFailures returns the counter that o asks for: a plain map when items are kept until
+// Forget, whatever their number, as in client-go, so that this costs no more than there; a
+// [recency] otherwise.
+func newFailures[T comparable](o options) failures[T] {
+	if o.forgetAfter == 0 && o.maxTracked == 0 {
+		return counts[T]{}
+	}
+	return newRecency[T](o.forgetAfter, o.maxTracked)
+}
+
+// counts keeps the failures of every item until forget.
+type counts[T comparable] map[T]int
+
+func (c counts[T]) add(item T, _ time.Time) int {
+	c[item]++
+	return c[item]
+}
+
+func (c counts[T]) count(item T) int { return c[item] }
+func (c counts[T]) forget(item T)    { delete(c, item) }
+func (c counts[T]) len() int         { return len(c) }
