@@ -1,0 +1,145 @@
+package controllerruntime
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/actorqueue/workqueue"
+	"github.com/actorqueue/workqueue/metrics"
+)
+
+// Provider records the metrics of named queues in controller-runtime's workqueue series:
+// workqueue_depth{name,controller,priority}, and workqueue_adds_total,
+// workqueue_queue_duration_seconds, workqueue_work_duration_seconds,
+// workqueue_unfinished_work_seconds, workqueue_longest_running_processor_seconds and
+// workqueue_retries_total with the labels name and controller, both set to the queue's name.
+// It implements workqueue.MetricsProvider and metrics.PriorityProvider.
+//
+// Create it with [NewProvider]; the zero value is not usable. It is safe for simultaneous use.
+type Provider struct {
+	depth, unfinished, longest *prometheus.GaugeVec
+	adds, retries              *prometheus.CounterVec
+	latency, work              *prometheus.HistogramVec
+
+	mu         sync.Mutex
+	priorities map[string]*priorityLabels // by queue name
+}
+
+var (
+	_ workqueue.MetricsProvider = (*Provider)(nil)
+	_ metrics.PriorityProvider  = (*Provider)(nil)
+)
+
+// registryProvider returns the provider of controller-runtime's registry, made once.
+var registryProvider = sync.OnceValues(func() (*Provider, error) { return NewProvider(crmetrics.Registry) })
+
+// NewProvider returns a provider whose metrics are in reg. controller-runtime registers its
+// workqueue metrics in its own registry (crmetrics.Registry) as soon as it is linked in; the
+// provider then uses those very collectors, so that its series and the ones of controller-
+// runtime's queues are one family each, as if controller-runtime's queue had recorded them.
+// In a registry without them, it registers its own, with the same names, help texts, labels
+// and buckets. It returns an error if reg holds other metrics under one of these names.
+//
+// The depth of a priority queue gets a series per priority for the first 25 priorities its name
+// sees; the others share the series labelled priority="exceeded_cardinality_limit".
+// (controller-runtime's queue moves every priority to that series once a 26th appears, so its
+// earlier series stop moving.) A queue without priorities records its depth with priority="".
+func NewProvider(reg prometheus.Registerer) (*Provider, error) {
+	p := &Provider{priorities: make(map[string]*priorityLabels)}
+	var err error
+	if p.depth, err = adopt(reg, newGauge(crmetrics.DepthKey, depthHelp, "priority")); err != nil {
+		return nil, err
+	}
+	if p.adds, err = adopt(reg, newCounter(crmetrics.AddsKey, addsHelp)); err != nil {
+		return nil, err
+	}
+	if p.latency, err = adopt(reg, newHistogram(crmetrics.QueueLatencyKey, latencyHelp)); err != nil {
+		return nil, err
+	}
+	if p.work, err = adopt(reg, newHistogram(crmetrics.WorkDurationKey, workHelp)); err != nil {
+		return nil, err
+	}
+	if p.unfinished, err = adopt(reg, newGauge(crmetrics.UnfinishedWorkKey, unfinishedHelp)); err != nil {
+		return nil, err
+	}
+	if p.longest, err = adopt(reg, newGauge(crmetrics.LongestRunningProcessorKey, longestHelp)); err != nil {
+		return nil, err
+	}
+	if p.retries, err = adopt(reg, newCounter(crmetrics.RetriesKey, retriesHelp)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// adopt registers c in reg and returns it, or returns the collector reg already holds with c's
+// descriptor.
+func adopt[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+		return c, fmt.Errorf("the registry collects the same metric with a %T, not a %T", already.ExistingCollector, c)
+	}
+	return c, err
+}
+
+// NewDepthMetric returns the depth of the queue named name, with the label priority="": the
+// series controller-runtime gives queues without priorities.
+func (p *Provider) NewDepthMetric(name string) workqueue.GaugeMetric {
+	return p.depth.WithLabelValues(name, name, "")
+}
+
+// NewDepthMetricWithPriority returns the depth of the priority queue named name, by priority.
+// Queues of the same name share their series.
+func (p *Provider) NewDepthMetricWithPriority(name string) metrics.DepthMetricWithPriority {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	labels, ok := p.priorities[name]
+	if !ok {
+		labels = newPriorityLabels(p.depth, name)
+		p.priorities[name] = labels
+	}
+	return labels
+}
+
+// NewAddsMetric returns the workqueue_adds_total counter of the queue named name.
+func (p *Provider) NewAddsMetric(name string) workqueue.CounterMetric {
+	return p.adds.WithLabelValues(name, name)
+}
+
+// NewLatencyMetric returns the workqueue_queue_duration_seconds histogram of the queue named
+// name: from add to hand-out, in seconds.
+func (p *Provider) NewLatencyMetric(name string) workqueue.HistogramMetric {
+	return p.latency.WithLabelValues(name, name)
+}
+
+// NewWorkDurationMetric returns the workqueue_work_duration_seconds histogram of the queue
+// named name: from hand-out to Done, in seconds.
+func (p *Provider) NewWorkDurationMetric(name string) workqueue.HistogramMetric {
+	return p.work.WithLabelValues(name, name)
+}
+
+// NewUnfinishedWorkSecondsMetric returns the workqueue_unfinished_work_seconds gauge of the
+// queue named name: the summed age of the items in processing, in seconds.
+func (p *Provider) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGaugeMetric {
+	return p.unfinished.WithLabelValues(name, name)
+}
+
+// NewLongestRunningProcessorSecondsMetric returns the
+// workqueue_longest_running_processor_seconds gauge of the queue named name: the age of the
+// oldest item in processing, in seconds.
+func (p *Provider) NewLongestRunningProcessorSecondsMetric(name string) workqueue.SettableGaugeMetric {
+	return p.longest.WithLabelValues(name, name)
+}
+
+// NewRetriesMetric returns the workqueue_retries_total counter of the queue named name: adds
+// with a delay.
+func (p *Provider) NewRetriesMetric(name string) workqueue.CounterMetric {
+	return p.retries.WithLabelValues(name, name)
+}
