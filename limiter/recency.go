@@ -34,83 +34,83 @@ func newRecency[T comparable](forgetAfter time.Duration, maxTracked int) *recenc
 
 // add records a failure of item at the instant now and returns how many it counts, this one
 // included.
-func (f *recency[T]) add(item T, now time.Time) int {
-	if now.After(f.now) {
-		f.now = now
+func (r *recency[T]) add(item T, now time.Time) int {
+	if now.After(r.now) {
+		r.now = now
 	}
-	f.expire()
-	e, ok := f.entries[item]
+	r.expire()
+	e, ok := r.entries[item]
 	if ok {
-		f.unlink(e)
+		r.unlink(e)
 	} else {
-		if f.maxTracked > 0 && len(f.entries) >= f.maxTracked {
-			f.remove(f.oldest)
+		if r.maxTracked > 0 && len(r.entries) >= r.maxTracked {
+			r.remove(r.oldest)
 		}
 		e = &failure[T]{item: item}
-		f.entries[item] = e
+		r.entries[item] = e
 	}
 	e.count++
-	e.last = f.now
-	f.append(e)
+	e.last = r.now
+	r.append(e)
 	return e.count
 }
 
 // expire forgets the items whose last failure is more than forgetAfter before now.
-func (f *recency[T]) expire() {
-	if f.forgetAfter == 0 {
+func (r *recency[T]) expire() {
+	if r.forgetAfter == 0 {
 		return
 	}
-	for f.oldest != nil && f.now.Sub(f.oldest.last) > f.forgetAfter {
-		f.remove(f.oldest)
+	for r.oldest != nil && r.now.Sub(r.oldest.last) > r.forgetAfter {
+		r.remove(r.oldest)
 	}
 }
 
 // count returns how many failures of item are counted.
-func (f *recency[T]) count(item T) int {
-	if e, ok := f.entries[item]; ok {
+func (r *recency[T]) count(item T) int {
+	if e, ok := r.entries[item]; ok {
 		return e.count
 	}
 	return 0
 }
 
 // forget stops counting item.
-func (f *recency[T]) forget(item T) {
-	if e, ok := f.entries[item]; ok {
-		f.remove(e)
+func (r *recency[T]) forget(item T) {
+	if e, ok := r.entries[item]; ok {
+		r.remove(e)
 	}
 }
 
 // len returns how many items are counted.
-func (f *recency[T]) len() int { return len(f.entries) }
+func (r *recency[T]) len() int { return len(r.entries) }
 
 // remove forgets e.
-func (f *recency[T]) remove(e *failure[T]) {
-	f.unlink(e)
-	delete(f.entries, e.item)
+func (r *recency[T]) remove(e *failure[T]) {
+	r.unlink(e)
+	delete(r.entries, e.item)
 }
 
 // append links e as the newest.
-func (f *recency[T]) append(e *failure[T]) {
-	e.older, e.newer = f.newest, nil
-	if f.newest != nil {
-		f.newest.newer = e
+func (r *recency[T]) append(e *failure[T]) {
+	e.older, e.newer = r.newest, nil
+	if r.newest != nil {
+		r.newest.newer = e
 	} else {
-		f.oldest = e
+		r.oldest = e
 	}
-	f.newest = e
+	r.newest = e
 }
 
 // unlink takes e out of the order.
-func (f *recency[T]) unlink(e *failure[T]) {
+func (r *recency[T]) unlink(e *failure[T]) {
 	if e.older != nil {
 		e.older.newer = e.newer
 	} else {
-		f.oldest = e.newer
+		r.oldest = e.newer
 	}
 	if e.newer != nil {
 		e.newer.older = e.older
 	} else {
-		f.newest = e.older
+		r.newest = e.older
 	}
 	e.older, e.newer = nil, nil
 }
