@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/internal/mutant"
+	"github.com/actorqueue/workqueue/internal/table"
 )
 
 // State is the state machine of one queue. Create it with [New]. It is not safe for concurrent
@@ -39,11 +40,11 @@ import (
 // cache.
 type State[T comparable] struct {
 	storage    Storage[T]
-	custom     bool                 // storage is not a FIFO: it may reorder, and wants Touch calls
-	waiting    map[T]struct{}       // items in storage or reserved
-	processing map[T]inFlight       // items taken and not done
-	reserved   FIFO[reservation[T]] // reserved items, oldest reservation first
-	nextSeq    uint64               // the reservation number Reserve will give next; the first is 1
+	custom     bool                   // storage is not a FIFO: it may reorder, and wants Touch calls
+	waiting    table.Map[T, struct{}] // items in storage or reserved
+	processing map[T]inFlight         // items taken and not done
+	reserved   FIFO[reservation[T]]   // reserved items, oldest reservation first
+	nextSeq    uint64                 // the reservation number Reserve will give next; the first is 1
 }
 
 // reservation is a reserved item and the instant it was reserved.
@@ -68,7 +69,6 @@ func New[T comparable](storage Storage[T]) *State[T] {
 	return &State[T]{
 		storage:    storage,
 		custom:     !fifo,
-		waiting:    make(map[T]struct{}),
 		processing: make(map[T]inFlight),
 		nextSeq:    1,
 	}
@@ -92,21 +92,20 @@ func (s *State[T]) Add(item T) bool {
 		}
 		return true
 	}
-	if _, ok := s.waiting[item]; ok && !mutant.Active(mutant.NoDedup) {
+	if s.waiting.Has(item) && !mutant.Active(mutant.NoDedup) {
 		if s.custom && !s.isReserved(item) {
 			s.storage.Touch(item)
 		}
 		return false
 	}
 	s.storage.Push(item)
-	s.waiting[item] = struct{}{}
+	s.waiting.Put(item, struct{}{})
 	return true
 }
 
 // isWaiting reports whether item is in storage or reserved.
 func (s *State[T]) isWaiting(item T) bool {
-	_, ok := s.waiting[item]
-	return ok
+	return s.waiting.Has(item)
 }
 
 // isReserved reports whether item is reserved. It looks through the reservations, which only a
@@ -144,7 +143,7 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 		return item, false
 	}
 	r := s.reserved.Pop()
-	delete(s.waiting, r.item)
+	s.waiting.Delete(r.item)
 	s.processing[r.item] = inFlight{since: r.at}
 	return r.item, true
 }
@@ -164,7 +163,7 @@ func (s *State[T]) Done(item T) bool {
 		if mutant.Active(mutant.DoubleRequeue) {
 			s.storage.Push(item)
 		}
-		s.waiting[item] = struct{}{}
+		s.waiting.Put(item, struct{}{})
 	}
 	delete(s.processing, item)
 	return true

@@ -1,0 +1,132 @@
+// Package table is the hash map behind a queue's hottest lookups: the waiting and processing
+// sets, the delay heap's index and the rate limiters' failure counts.
+//
+// Through a queue's maps pass millions of distinct keys, each added once and deleted soon
+// after. Go's built-in map leaves a tombstone for many deletions, so lookups of new keys probe
+// further and further until the next rehash, and it never shrinks after a burst. [Map] uses
+// open addressing with linear probing and backward-shift deletion: a deletion moves the
+// following entries back instead of leaving a mark, so probe sequences stay as short as the
+// load allows, and the table halves when it is mostly empty.
+package table
+
+import "hash/maphash"
+
+// minSize is the smallest table a Map allocates.
+const minSize = 8
+
+// Map is a hash map from K to V. Its zero value is an empty map ready to use. It is not safe
+// for concurrent use.
+//
+// Keys are hashed with hash/maphash, consistently with ==, like the keys of a built-in map: a
+// key whose dynamic type is not comparable panics, and a NaN is never found again.
+type Map[K comparable, V any] struct {
+	seed  maphash.Seed
+	slots []slot[K, V] // len is zero or a power of two
+	n     int          // used slots
+}
+
+type slot[K comparable, V any] struct {
+	key  K
+	val  V
+	hash uint32 // the low bits of key's hash, so that moving an entry needs no rehash
+	used bool
+}
+
+// Len returns the number of entries.
+func (m *Map[K, V]) Len() int { return m.n }
+
+// Get returns the value of key, and whether key is present.
+func (m *Map[K, V]) Get(key K) (val V, ok bool) {
+	if m.n == 0 {
+		return val, false
+	}
+	i, found := m.find(key, m.hash(key))
+	if !found {
+		return val, false
+	}
+	return m.slots[i].val, true
+}
+
+// Has reports whether key is present.
+func (m *Map[K, V]) Has(key K) bool {
+	_, ok := m.Get(key)
+	return ok
+}
+
+// Put sets the value of key.
+func (m *Map[K, V]) Put(key K, val V) {
+	if m.slots == nil {
+		m.seed = maphash.MakeSeed()
+		m.slots = make([]slot[K, V], minSize)
+	}
+	h := m.hash(key)
+	i, found := m.find(key, h)
+	if found {
+		m.slots[i].val = val
+		return
+	}
+	if 4*(m.n+1) > 3*len(m.slots) { // keep the load at most three quarters
+		m.resize(2 * len(m.slots))
+		i, _ = m.find(key, h)
+	}
+	m.slots[i] = slot[K, V]{key: key, val: val, hash: h, used: true}
+	m.n++
+}
+
+// Delete removes key, and reports whether it was present.
+func (m *Map[K, V]) Delete(key K) bool {
+	if m.n == 0 {
+		return false
+	}
+	i, found := m.find(key, m.hash(key))
+	if !found {
+		return false
+	}
+	mask := len(m.slots) - 1
+	// Move back every following entry that may sit in the hole, so that no probe sequence
+	// crosses an empty slot before reaching its key.
+	for j := (i + 1) & mask; m.slots[j].used; j = (j + 1) & mask {
+		home := int(m.slots[j].hash) & mask
+		if (j-home)&mask >= (j-i)&mask {
+			m.slots[i] = m.slots[j]
+			i = j
+		}
+	}
+	m.slots[i] = slot[K, V]{}
+	m.n--
+	if len(m.slots) > minSize && 8*m.n < len(m.slots) { // at most one eighth used: halve
+		m.resize(len(m.slots) / 2)
+	}
+	return true
+}
+
+// find returns the slot holding key, whose hash is h, and true, or the empty slot where key
+// would go and false.
+func (m *Map[K, V]) find(key K, h uint32) (int, bool) {
+	mask := len(m.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		s := &m.slots[i]
+		if !s.used {
+			return i, false
+		}
+		if s.hash == h && s.key == key {
+			return i, true
+		}
+	}
+}
+
+// hash returns the low bits of key's hash: enough for any table that fits in memory, since
+// a slot's place is the hash modulo the table's size.
+func (m *Map[K, V]) hash(key K) uint32 { return uint32(maphash.Comparable(m.seed, key)) }
+
+// resize moves every entry into a table of the given power-of-two size.
+func (m *Map[K, V]) resize(size int) {
+	old := m.slots
+	m.slots = make([]slot[K, V], size)
+	for k := range old {
+		if s := &old[k]; s.used {
+			i, _ := m.find(s.key, s.hash)
+			m.slots[i] = *s
+		}
+	}
+}

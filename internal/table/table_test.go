@@ -1,0 +1,165 @@
+package table
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestMap(t *testing.T) {
+	var m Map[string, int]
+	if _, ok := m.Get("a"); ok || m.Delete("a") || m.Len() != 0 {
+		t.Fatal("the zero Map is not empty")
+	}
+	m.Put("a", 1)
+	m.Put("b", 2)
+	m.Put("a", 3)
+	if v, ok := m.Get("a"); !ok || v != 3 || m.Len() != 2 {
+		t.Errorf("Get(a) = %d, %v with Len %d; want 3, true with 2", v, ok, m.Len())
+	}
+	if !m.Delete("a") || m.Delete("a") || m.Has("a") || !m.Has("b") || m.Len() != 1 {
+		t.Error("Delete did not remove exactly a")
+	}
+}
+
+// TestMapMatchesGoMap applies random operations to a Map and a built-in map over a key space
+// small enough for collisions, growth, shrinking and long runs of deletions.
+func TestMapMatchesGoMap(t *testing.T) {
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var m Map[int, int]
+		want := map[int]int{}
+		keys := 1 + rng.IntN(2000)
+		for op := range 20000 {
+			k := rng.IntN(keys)
+			switch rng.IntN(3) {
+			case 0:
+				m.Put(k, op)
+				want[k] = op
+			case 1:
+				_, present := want[k]
+				if got := m.Delete(k); got != present {
+					t.Fatalf("seed %d op %d: Delete(%d) = %v, want %v", seed, op, k, got, present)
+				}
+				delete(want, k)
+			case 2:
+				v, ok := m.Get(k)
+				w, present := want[k]
+				if ok != present || v != w {
+					t.Fatalf("seed %d op %d: Get(%d) = %d, %v; want %d, %v", seed, op, k, v, ok, w, present)
+				}
+			}
+			if m.Len() != len(want) {
+				t.Fatalf("seed %d op %d: Len = %d, want %d", seed, op, m.Len(), len(want))
+			}
+		}
+		for k, w := range want {
+			if v, ok := m.Get(k); !ok || v != w {
+				t.Fatalf("seed %d: at the end, Get(%d) = %d, %v; want %d", seed, k, v, ok, w)
+			}
+		}
+	}
+}
+
+// TestMapEveryProbeSequenceIsUnbroken checks the invariant backward-shift deletion keeps: from
+// a key's home slot to the key, no slot is empty.
+func TestMapEveryProbeSequenceIsUnbroken(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var m Map[int, struct{}]
+	for op := range 100000 {
+		k := rng.IntN(5000)
+		if rng.IntN(2) == 0 {
+			m.Put(k, struct{}{})
+		} else {
+			m.Delete(k)
+		}
+		if op%997 != 0 {
+			continue
+		}
+		mask := len(m.slots) - 1
+		for i, s := range m.slots {
+			if !s.used {
+				continue
+			}
+			for j := int(m.hash(s.key)) & mask; j != i; j = (j + 1) & mask {
+				if !m.slots[j].used {
+					t.Fatalf("op %d: key %d at %d, empty slot %d between it and its home", op, s.key, i, j)
+				}
+			}
+		}
+	}
+}
+
+func TestMapGrowsAndShrinks(t *testing.T) {
+	var m Map[int, bool]
+	for i := range 100000 {
+		m.Put(i, true)
+	}
+	if len(m.slots) > 4*m.Len() {
+		t.Errorf("%d slots for %d entries", len(m.slots), m.Len())
+	}
+	for i := range 99990 {
+		m.Delete(i)
+	}
+	if len(m.slots) > 256 {
+		t.Errorf("%d slots kept for %d entries", len(m.slots), m.Len())
+	}
+	for i := 99990; i < 100000; i++ {
+		if !m.Has(i) {
+			t.Fatalf("lost %d", i)
+		}
+	}
+}
+
+func TestMapKeysLikeABuiltinMap(t *testing.T) {
+	var m Map[any, int]
+	m.Put(0.0, 1)
+	if v, _ := m.Get(math.Copysign(0, -1)); v != 1 {
+		t.Error("-0 is not the same key as +0")
+	}
+	m.Put(math.NaN(), 2)
+	m.Put(math.NaN(), 3)
+	if m.Has(math.NaN()) || m.Len() != 3 {
+		t.Error("a NaN key was found again")
+	}
+	m.Put(struct{ a, b int }{1, 2}, 4)
+	if v, _ := m.Get(struct{ a, b int }{1, 2}); v != 4 {
+		t.Error("an equal struct is not the same key")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a slice key did not panic")
+		}
+	}()
+	m.Put([]int{1}, 5)
+}
+
+func BenchmarkChurn(b *testing.B) {
+	const live = 100000
+	b.Run("table", func(b *testing.B) {
+		var m Map[int, struct{}]
+		for i := range live {
+			m.Put(i, struct{}{})
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			if !m.Has(live + i) {
+				m.Put(live+i, struct{}{})
+			}
+			m.Delete(i)
+		}
+	})
+	b.Run("builtin", func(b *testing.B) {
+		m := map[int]struct{}{}
+		for i := range live {
+			m[i] = struct{}{}
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			if _, ok := m[live+i]; !ok {
+				m[live+i] = struct{}{}
+			}
+			delete(m, i)
+		}
+	})
+}
