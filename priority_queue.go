@@ -81,7 +81,9 @@ func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *Ty
 func (q *TypedPriorityQueue[T]) Add(item T) { q.q.Add(item) }
 
 // AddAfter adds item after duration; zero or less adds it at once.
-func (q *TypedPriorityQueue[T]) AddAfter(item T, duration time.Duration) { q.q.AddAfter(item, duration) }
+func (q *TypedPriorityQueue[T]) AddAfter(item T, duration time.Duration) {
+	q.q.AddAfter(item, duration)
+}
 
 // AddRateLimited adds item after the wait the rate limiter decides.
 func (q *TypedPriorityQueue[T]) AddRateLimited(item T) { q.q.AddRateLimited(item, q.limiter) }

@@ -41,21 +41,19 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 		}
 	case opAddAfter:
 		if !m.shuttingDown {
-			m.waiting.Schedule(c.item, m.instantOf(c.at))
+			m.waiting.Schedule(c.item, c.at)
 		}
 	case opAddRateLimited:
 		// Asked even after shutdown, as client-go does: the failure still counts.
-		now := m.instantOf(c.at)
-		d := limiter.WhenAt(c.lim.limiter, c.item, now)
+		d := limiter.WhenAt(c.lim.limiter, c.item, m.instantOf(c.at))
 		if d <= 0 {
 			m.add(c.item)
 		} else if !m.shuttingDown {
-			m.waiting.Schedule(c.item, now.Add(d))
+			m.waiting.Schedule(c.item, later(c.at, d))
 		}
 	case opDue:
 		m.duePending = false
-		at := m.instantOf(c.at)
-		for item, ok := m.waiting.PopDue(at); ok; item, ok = m.waiting.PopDue(at) {
+		for item, ok := m.waiting.PopDue(c.at); ok; item, ok = m.waiting.PopDue(c.at) {
 			m.add(item)
 		}
 	case opForget:
@@ -191,7 +189,7 @@ func (m *fifo[T]) reserve() (h handoff[T], ok bool) {
 	return handoff[T]{item: item, seq: seq}, ok
 }
 
-func (m *fifo[T]) wake() { m.wakeFor(m.waiting.Next()) }
+func (m *fifo[T]) wake() { m.wakeFor(m.nextDue()) }
 
 // noteDelayed tells the metrics how many items wait in the delay heap, when that changed.
 func (m *fifo[T]) noteDelayed() {
@@ -216,4 +214,10 @@ func (m *fifo[T]) snapshot() Snapshot {
 	return s
 }
 
-func (m *fifo[T]) deadline() time.Time { return m.earliest(m.waiting.Next()) }
+func (m *fifo[T]) deadline() time.Time { return m.earliest(m.nextDue()) }
+
+// nextDue returns the instant the earliest delayed item falls due, and false when none waits.
+func (m *fifo[T]) nextDue() (time.Time, bool) {
+	at, ok := m.waiting.Next()
+	return m.instantOf(at), ok
+}

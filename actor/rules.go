@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -138,6 +139,15 @@ func (b *base[T]) beginTurn() { b.instant = time.Time{} }
 
 // instantOf returns the instant at, given as the time since the queue's origin.
 func (b *base[T]) instantOf(at time.Duration) time.Time { return b.created.Add(at) }
+
+// later returns the instant a delay d >= 0 after at, both counted from the queue's origin.
+// Like q.since, it saturates rather than wraps: a delay too long to count is as long as can be.
+func later(at, d time.Duration) time.Duration {
+	if sum := at + d; sum >= at {
+		return sum
+	}
+	return math.MaxInt64
+}
 
 // now returns the current instant, read from the clock at most once per turn.
 func (b *base[T]) now() time.Time {

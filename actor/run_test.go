@@ -22,7 +22,7 @@ func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 		q := newQueue(Config[int]{}) // the owner is not running: the test turns it by hand
 		rules := q.m.(*fifo[int])
 		rules.readAhead = false // keep every item in storage, in order
-		rules.waiting.Schedule(-1, time.Now())
+		rules.waiting.Schedule(-1, q.since(time.Now()))
 		const flood = 1000
 		for i := range flood {
 			q.mailbox.put(command[int]{op: opAdd, item: i})

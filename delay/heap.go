@@ -1,8 +1,16 @@
 // Package delay holds items until an instant: the waiting room behind a queue's AddAfter and
 // AddRateLimited. It is plain single-goroutine code; the current time is always an argument.
+//
+// An instant is a time.Duration: the time elapsed since an origin of the caller's choosing (a
+// queue counts from its creation). Comparing two instants is then comparing two integers, and
+// the heap holds no pointers for the garbage collector to scan.
 package delay
 
-import "time"
+import (
+	"time"
+
+	"github.com/actorqueue/workqueue/internal/table"
+)
 
 // Heap is a min-heap of items by the instant they become due, holding at most one entry per
 // item. Scheduling an item that is already waiting keeps the earlier of the two instants: an
@@ -11,62 +19,67 @@ import "time"
 //
 // The zero value is an empty heap ready to use. It is not safe for concurrent use.
 type Heap[T comparable] struct {
-	heap  []int     // slot numbers, ordered as a binary min-heap on slots[n].at
-	slots []slot[T] // entries; a slot keeps its number while its position in heap changes
-	free  []int     // numbers of unused slots
-	index map[T]int // slot number of each waiting item
+	// heap is the binary min-heap itself. Each entry carries its instant, so sifting compares
+	// neighbours in one array instead of chasing them through slots.
+	heap []entry
+	// slots holds the items. A slot keeps its number while its entry moves in heap, which
+	// lets index name it; freed numbers are reused before slots grows.
+	slots []slot[T]
+	free  []int32
+	index table.Map[T, int32] // slot number of each waiting item
+}
+
+type entry struct {
+	at   time.Duration
+	slot int32
 }
 
 type slot[T any] struct {
 	item T
-	at   time.Time
-	pos  int // position of this slot in Heap.heap
+	pos  int32 // position of this slot's entry in Heap.heap
 }
 
 // Schedule makes item due at the instant at, unless it is already due no later than that. It
 // reports whether the entry was added or moved earlier.
-func (h *Heap[T]) Schedule(item T, at time.Time) bool {
-	if n, ok := h.index[item]; ok {
-		s := &h.slots[n]
-		if !at.Before(s.at) {
+func (h *Heap[T]) Schedule(item T, at time.Duration) bool {
+	if n, ok := h.index.Get(item); ok {
+		pos := h.slots[n].pos
+		if at >= h.heap[pos].at {
 			return false
 		}
-		s.at = at
-		h.up(s.pos)
+		h.heap[pos].at = at
+		h.up(int(pos))
 		return true
 	}
-	if h.index == nil {
-		h.index = make(map[T]int)
-	}
-	n := h.newSlot(item, at)
-	h.index[item] = n
-	h.slots[n].pos = len(h.heap)
-	h.heap = append(h.heap, n)
+	n := h.newSlot(item)
+	h.index.Put(item, n)
+	h.slots[n].pos = int32(len(h.heap))
+	h.heap = append(h.heap, entry{at: at, slot: n})
 	h.up(len(h.heap) - 1)
 	return true
 }
 
 // Next returns the instant the earliest item becomes due, and false when the heap is empty.
-func (h *Heap[T]) Next() (time.Time, bool) {
+func (h *Heap[T]) Next() (time.Duration, bool) {
 	if len(h.heap) == 0 {
-		return time.Time{}, false
+		return 0, false
 	}
-	return h.slots[h.heap[0]].at, true
+	return h.heap[0].at, true
 }
 
 // PopDue removes and returns the earliest item if it is due at now (its instant is not after
 // now). Call it until ok is false to release everything due.
-func (h *Heap[T]) PopDue(now time.Time) (item T, ok bool) {
-	if len(h.heap) == 0 || h.slots[h.heap[0]].at.After(now) {
+func (h *Heap[T]) PopDue(now time.Duration) (item T, ok bool) {
+	if len(h.heap) == 0 || h.heap[0].at > now {
 		return item, false
 	}
 	last := len(h.heap) - 1
 	h.swap(0, last)
 	h.down(0, last)
-	n := h.heap[last]
+	n := h.heap[last].slot
 	h.heap = h.heap[:last]
 	item = h.slots[n].item
-	delete(h.index, item)
+	h.index.Delete(item)
 	h.slots[n] = slot[T]{}
 	h.free = append(h.free, n)
 	if len(h.heap) == 0 {
@@ -81,25 +94,23 @@ func (h *Heap[T]) Len() int { return len(h.heap) }
 // Clear forgets every waiting item and releases the heap's memory.
 func (h *Heap[T]) Clear() { *h = Heap[T]{} }
 
-func (h *Heap[T]) newSlot(item T, at time.Time) int {
+func (h *Heap[T]) newSlot(item T) int32 {
 	if k := len(h.free); k > 0 {
 		n := h.free[k-1]
 		h.free = h.free[:k-1]
-		h.slots[n] = slot[T]{item: item, at: at}
+		h.slots[n] = slot[T]{item: item}
 		return n
 	}
-	h.slots = append(h.slots, slot[T]{item: item, at: at})
-	return len(h.slots) - 1
+	h.slots = append(h.slots, slot[T]{item: item})
+	return int32(len(h.slots) - 1)
 }
 
-func (h *Heap[T]) less(i, j int) bool {
-	return h.slots[h.heap[i]].at.Before(h.slots[h.heap[j]].at)
-}
+func (h *Heap[T]) less(i, j int) bool { return h.heap[i].at < h.heap[j].at }
 
 func (h *Heap[T]) swap(i, j int) {
 	h.heap[i], h.heap[j] = h.heap[j], h.heap[i]
-	h.slots[h.heap[i]].pos = i
-	h.slots[h.heap[j]].pos = j
+	h.slots[h.heap[i].slot].pos = int32(i)
+	h.slots[h.heap[j].slot].pos = int32(j)
 }
 
 // up and down are the sift operations of container/heap, step for step, so that entries with

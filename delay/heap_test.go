@@ -7,12 +7,11 @@ import (
 	"time"
 )
 
-var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+// at is the instant ms milliseconds after the origin.
+func at(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
 
 // popAll pops everything due at now.
-func popAll(h *Heap[string], now time.Time) []string {
+func popAll(h *Heap[string], now time.Duration) []string {
 	var out []string
 	for item, ok := h.PopDue(now); ok; item, ok = h.PopDue(now) {
 		out = append(out, item)
@@ -71,7 +70,7 @@ func TestHeapNextAndClear(t *testing.T) {
 	}
 	h.Schedule("a", at(20))
 	h.Schedule("b", at(10))
-	if next, ok := h.Next(); !ok || !next.Equal(at(10)) || h.Len() != 2 {
+	if next, ok := h.Next(); !ok || next != at(10) || h.Len() != 2 {
 		t.Errorf("Next = %v, %v with Len %d; want %v, true with 2", next, ok, h.Len(), at(10))
 	}
 	h.Clear()
@@ -93,12 +92,12 @@ type reference struct {
 
 type refEntry struct {
 	item  int
-	at    time.Time
+	at    time.Duration
 	index int
 }
 
 func (r *reference) Len() int           { return len(r.entries) }
-func (r *reference) Less(i, j int) bool { return r.entries[i].at.Before(r.entries[j].at) }
+func (r *reference) Less(i, j int) bool { return r.entries[i].at < r.entries[j].at }
 func (r *reference) Swap(i, j int) {
 	r.entries[i], r.entries[j] = r.entries[j], r.entries[i]
 	r.entries[i].index, r.entries[j].index = i, j
@@ -114,9 +113,9 @@ func (r *reference) Pop() any {
 	return e
 }
 
-func (r *reference) schedule(item int, when time.Time) {
+func (r *reference) schedule(item int, when time.Duration) {
 	if e, ok := r.byItem[item]; ok {
-		if when.Before(e.at) {
+		if when < e.at {
 			e.at = when
 			heap.Fix(r, e.index)
 		}
@@ -127,8 +126,8 @@ func (r *reference) schedule(item int, when time.Time) {
 	heap.Push(r, e)
 }
 
-func (r *reference) popDue(now time.Time) (int, bool) {
-	if len(r.entries) == 0 || r.entries[0].at.After(now) {
+func (r *reference) popDue(now time.Duration) (int, bool) {
+	if len(r.entries) == 0 || r.entries[0].at > now {
 		return 0, false
 	}
 	e := heap.Pop(r).(*refEntry)

@@ -52,9 +52,9 @@ func TestQueueRecordsClientGoMetrics(t *testing.T) {
 	m.UpdateUnfinished(at(150))
 	m.Started("b", 0, at(200)) // waited 190ms
 	m.UpdateUnfinished(at(250))
-	m.Finished("a", at(300)) // worked 250ms
-	m.Finished("a", at(310)) // not processing: nothing observed
-	m.Started("a", 0, at(400))  // waited 340ms since its second add
+	m.Finished("a", at(300))   // worked 250ms
+	m.Finished("a", at(310))   // not processing: nothing observed
+	m.Started("a", 0, at(400)) // waited 340ms since its second add
 	m.Finished("b", at(400))
 	m.Finished("a", at(410))
 	m.UpdateUnfinished(at(500))
