@@ -41,9 +41,24 @@ func FuzzBadInput(f *testing.F) {
 	})
 }
 
-// badCall decodes one call from in, with any items, and makes it on both sides of d.
+// badCall decodes one call from in, with any items, and makes it on both sides of d. A queue
+// with the library's extensions also takes AddBatch, numbered after its level's calls; the
+// other extensions take no items, and FuzzQueue has them.
 func badCall(d *duel[any], in *input, v *values) {
-	switch in.pick(callsOf(d.level)) {
+	calls := callsOf(d.level)
+	if d.extended() {
+		calls++
+	}
+	c := in.pick(calls)
+	if c == callsOf(d.level) {
+		items := make([]any, in.pick(4))
+		for i := range items {
+			items[i] = v.decode(in, 2)
+		}
+		d.addBatch(items)
+		return
+	}
+	switch c {
 	case 0:
 		d.add(v.decode(in, 2))
 	case 1:

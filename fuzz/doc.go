@@ -5,8 +5,10 @@
 //   - FuzzQueue drives the three kinds of queue, built every way the root package allows, and
 //     a reference queue written with a mutex after client-go's design, through the same calls,
 //     and compares every answer, every Get and every shutdown, at the fake instant it happens.
-//   - FuzzBadInput does the same with items of type any that include unhashable values,
-//     extreme delays and rate limiters built from arbitrary numbers.
+//     The library's extensions are among the calls: AddBatch, GetWithContext and
+//     ShutDownWithDrainContext with contexts that end at fuzzed instants, and Snapshot.
+//   - FuzzBadInput does what FuzzQueue does with items of type any that include unhashable
+//     values, extreme delays and rate limiters built from arbitrary numbers.
 //   - FuzzDelayHeap compares the delay heap with a sorted slice and with container/heap.
 //   - FuzzRateLimiters and FuzzBackoff compare the rate limiters and the backoff with their
 //     formulas.

@@ -12,22 +12,23 @@ import (
 	"github.com/actorqueue/workqueue"
 )
 
-// duel drives a queue of the library and the model through the same calls, one at a time, in
-// a synctest bubble, and compares everything they answer. A call that may block (Get,
+// duel drives a queue of the library and a model of it through the same calls, one at a time,
+// in a synctest bubble, and compares everything they answer. A call that may block (Get,
 // ShutDown, ShutDownWithDrain) runs in a goroutine of its own on each side and reports an
 // event when it returns; after every call the bubble settles and both sides must have
 // reported the same events, at the same fake instant. Any difference fails the test with the
 // calls so far.
 type duel[T comparable] struct {
-	t      *testing.T
-	level  level
-	ticks  bool // sleeps are cut to a second: see subject.ticks
-	real   workqueue.TypedInterface[T]
-	model  *model[T]
-	start  time.Time
-	sides  [2]inbox[T] // events of the real queue, then of the model
-	handed []T         // items handed out and not yet passed to Done, oldest first
-	log    []string
+	t        *testing.T
+	level    level
+	ticks    bool // sleeps are cut to a second: see subject.ticks
+	real     workqueue.TypedInterface[T]
+	model    workqueue.TypedInterface[T] // the reference queue
+	start    time.Time
+	sides    [2]inbox[T] // events of the real queue, then of the model
+	handed   []T         // items handed out and not yet passed to Done, oldest first
+	contexts int         // contexts made with an end after the call: see offBeat
+	log      []string
 }
 
 // event is the return of a blocking call.
@@ -61,11 +62,22 @@ func (b *inbox[T]) take() []event[T] {
 // queue needs limiter, which must be valid. It registers a cleanup that shuts both down, so
 // that a failure leaves no goroutine behind.
 func newDuel[T comparable](t *testing.T, s subject[T], limiter *limiterSpec) *duel[T] {
-	d := &duel[T]{t: t, level: s.level, ticks: s.ticks, start: time.Now(), log: []string{"queue: " + s.name}}
+	var real workqueue.TypedInterface[T]
+	var m *model[T]
 	if limiter == nil {
-		d.real, d.model = s.build(nil), newModel[T](nil)
+		real, m = s.build(nil), newModel[T](nil)
 	} else {
-		d.real, d.model = s.build(build[T](*limiter)), newModel(ref[T](*limiter))
+		real, m = s.build(build[T](*limiter)), newModel(ref[T](*limiter))
+	}
+	m.asks = s.asks
+	return startDuel(t, s.name, s.level, s.ticks, real, m, limiter)
+}
+
+// startDuel returns a duel between real and model, which were built as name says, with
+// limiter (nil for none), and registers the cleanup that shuts both down.
+func startDuel[T comparable](t *testing.T, name string, l level, ticks bool, real, model workqueue.TypedInterface[T], limiter *limiterSpec) *duel[T] {
+	d := &duel[T]{t: t, level: l, ticks: ticks, real: real, model: model, start: time.Now(), log: []string{"queue: " + name}}
+	if limiter != nil {
 		d.log = append(d.log, "limiter: "+limiter.String())
 	}
 	t.Cleanup(func() {
@@ -253,7 +265,7 @@ func (d *duel[T]) numRequeues(item T) {
 
 // finish shuts both sides down, ends the processing of every item handed out, and takes and
 // ends every item left until Get reports shutdown: nothing may be lost, and nothing may stay
-// blocked. It then compares the limiter's counts for keys.
+// blocked. It then compares the counts, and the limiter's counts for keys.
 func (d *duel[T]) finish(keys []T) {
 	d.shutDown()
 	for len(d.handed) > 0 {
@@ -270,6 +282,9 @@ func (d *duel[T]) finish(keys []T) {
 		d.doneHanded(len(d.handed) - 1)
 	}
 	d.len()
+	if d.extended() {
+		d.snapshot()
+	}
 	if d.level == rateLimiting {
 		for _, k := range keys {
 			d.numRequeues(k)

@@ -34,14 +34,34 @@ func FuzzQueue(f *testing.F) {
 	})
 }
 
+// extensionCalls is how many kinds of call the library's extensions add: a queue that has
+// them numbers them after the calls of its level, so that inputs decode as they did before the
+// extensions came.
+const extensionCalls = 4
+
 // queueCall decodes one call from in and makes it on both sides of d. The calls a queue's
-// level lacks are not decoded.
+// level lacks are not decoded, nor the extensions of a queue that lacks them.
 func queueCall(d *duel[int], in *input) {
-	switch in.pick(callsOf(d.level)) {
+	calls := callsOf(d.level)
+	if d.extended() {
+		calls += extensionCalls
+	}
+	if c := in.pick(calls); c < callsOf(d.level) {
+		clientGoCall(d, in, c)
+	} else {
+		extensionCall(d, in, c-callsOf(d.level))
+	}
+}
+
+// clientGoCall decodes the arguments of call c of client-go's rate-limiting interface from in
+// and makes it on both sides of d. They are numbered so that a level's calls come first: see
+// callsOf.
+func clientGoCall(d *duel[int], in *input, c int) {
+	switch c {
 	case 0:
 		d.add(choose(in, keys...))
 	case 1:
-		d.get(choose(in, 0, 0, time.Millisecond, 10*time.Millisecond))
+		d.get(decodeWait(in))
 	case 2:
 		d.doneHanded(in.pick(4))
 	case 3:
@@ -53,11 +73,9 @@ func queueCall(d *duel[int], in *input) {
 	case 6:
 		d.shutDownWithDrain()
 	case 7:
-		d.advance(choose(in, time.Millisecond, 2*time.Millisecond, 5*time.Millisecond, 10*time.Millisecond,
-			50*time.Millisecond, time.Second, time.Minute, time.Hour))
+		d.advance(decodeAdvance(in))
 	case 8:
-		d.addAfter(choose(in, keys...), choose(in, -time.Millisecond, 0, time.Millisecond, 2*time.Millisecond,
-			5*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond, time.Second))
+		d.addAfter(choose(in, keys...), decodeDelay(in))
 	case 9:
 		d.addRateLimited(choose(in, keys...))
 	case 10:
@@ -65,4 +83,45 @@ func queueCall(d *duel[int], in *input) {
 	case 11:
 		d.numRequeues(choose(in, keys...))
 	}
+}
+
+// extensionCall decodes the arguments of extension call c from in and makes it on both sides
+// of d.
+func extensionCall(d *duel[int], in *input, c int) {
+	switch c {
+	case 0:
+		d.addBatch(batchOf(in))
+	case 1:
+		d.getWithContext(decodeEnd(in), decodeWait(in))
+	case 2:
+		d.shutDownWithDrainContext(decodeEnd(in))
+	case 3:
+		d.snapshot()
+	}
+}
+
+// batchOf reads up to four keys, repeats allowed, from in.
+func batchOf(in *input) []int {
+	items := make([]int, in.pick(5))
+	for i := range items {
+		items[i] = choose(in, keys...)
+	}
+	return items
+}
+
+// decodeWait reads how long a getter is given before the next call.
+func decodeWait(in *input) time.Duration {
+	return choose(in, 0, 0, time.Millisecond, 10*time.Millisecond)
+}
+
+// decodeDelay reads the delay of an add.
+func decodeDelay(in *input) time.Duration {
+	return choose(in, -time.Millisecond, 0, time.Millisecond, 2*time.Millisecond, 5*time.Millisecond,
+		10*time.Millisecond, 50*time.Millisecond, time.Second)
+}
+
+// decodeAdvance reads how long to let time pass.
+func decodeAdvance(in *input) time.Duration {
+	return choose(in, time.Millisecond, 2*time.Millisecond, 5*time.Millisecond, 10*time.Millisecond,
+		50*time.Millisecond, time.Second, time.Minute, time.Hour)
 }

@@ -28,6 +28,10 @@ type subject[T comparable] struct {
 	// ticks is set for a queue with metrics: it wakes every 500ms while an item is in
 	// processing, so long sleeps cost millions of wake-ups.
 	ticks bool
+	// asks is set for a queue that reserves an item only when a getter asks for it (one with
+	// a storage of another package, as the actor package documents): the OldestInFlight of
+	// its Snapshot counts from the take.
+	asks bool
 }
 
 // subjects returns every way to build a queue of T.
@@ -38,7 +42,7 @@ func subjects[T comparable]() []subject[T] {
 		name: "NewTyped", level: plain,
 		build: func(limiter) queue { return workqueue.NewTyped[T]() },
 	}, {
-		name: "NewTypedWithConfig(custom storage)", level: plain,
+		name: "NewTypedWithConfig(custom storage)", level: plain, asks: true,
 		build: func(limiter) queue {
 			return workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[T]{Queue: new(sliceStorage[T])})
 		},
