@@ -18,7 +18,8 @@ const baseDelay = 5 * time.Millisecond
 
 // workload is the scripts of the reconcile scenario: 24 keys that fail 0 to 2 times, a third
 // of which then ask to be requeued after 1 to 3 s, some at another priority; half of them take
-// 10 ms to reconcile.
+// 10 ms to reconcile; and one key, slow, that takes 100 ms, so that it is still being
+// reconciled when others are done and workers are free.
 func workload() map[string]script {
 	scripts := map[string]script{}
 	for i := range 24 {
@@ -31,6 +32,7 @@ func workload() map[string]script {
 		}
 		scripts[fmt.Sprintf("k%02d", i)] = s
 	}
+	scripts["slow"] = script{work: 100 * time.Millisecond}
 	return scripts
 }
 
@@ -204,7 +206,7 @@ func TestControllerPriorityOrder(t *testing.T) {
 				synctest.Wait()
 				jobs := []job{
 					{"b0", 0}, {"b1", 2}, {"b2", -1}, {"low", 6}, {"b3", 2}, {"b4", 5}, {"b5", 0},
-					{"high", 4}, {"b6", -100}, {"b7", 5}, {"b8", 1}, {"b0", 3}, {"b4", -5}, {"b9", 0},
+					{"high", 4}, {"b6", -100}, {"b7", 5}, {"b8", 1}, {"b0", 2}, {"b4", -5}, {"b9", 0},
 				}
 				c.send(jobs...)
 				synctest.Wait()
