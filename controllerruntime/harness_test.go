@@ -84,12 +84,12 @@ func start(t *testing.T, k kind, name string, workers int, r reconcile.TypedReco
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- c.Start(ctx) }()
-	r0 := &running{events: events, queue: <-queues, stop: sync.OnceValue(func() error {
+	ctl := &running{events: events, queue: <-queues, stop: sync.OnceValue(func() error {
 		cancel()
 		return <-stopped
 	})}
-	t.Cleanup(func() { r0.stop() })
-	return r0
+	t.Cleanup(func() { ctl.stop() })
+	return ctl
 }
 
 // send sends the events of jobs, in order.
