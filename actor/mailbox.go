@@ -20,6 +20,12 @@ import (
 // after the earlier one, before any take it did not see. Reading the watermark, which every
 // Get writes, outside the lock keeps the lock held only for the append.
 //
+// The mailbox orders shutdown with every other command, too. A shutdown command raises the
+// queue's stopping flag inside the critical section that appends it, so a caller who sees the
+// flag raised (ShuttingDown, or an Add that drops its item) and then puts a command puts it
+// after the shutdown: the owner cannot apply an AddRateLimited, say, as if the queue were
+// still running when ShuttingDown has already said it was not.
+//
 // When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
 // token on wake. An idle queue has no mailbox buffer at all.
 type mailbox[T comparable] struct {
@@ -29,16 +35,21 @@ type mailbox[T comparable] struct {
 	sleeping bool         // the owner found the mailbox empty and waits on wake
 	wake     chan struct{}
 	taken    *atomic.Uint64 // the watermark of takes
+	stopping *atomic.Bool   // the queue's flag that shutdown has begun
 }
 
-func newMailbox[T comparable](taken *atomic.Uint64) mailbox[T] {
-	return mailbox[T]{wake: make(chan struct{}, 1), taken: taken}
+func newMailbox[T comparable](taken *atomic.Uint64, stopping *atomic.Bool) mailbox[T] {
+	return mailbox[T]{wake: make(chan struct{}, 1), taken: taken, stopping: stopping}
 }
 
-// put stamps c with the watermark of takes, appends it and wakes the owner if it sleeps.
+// put stamps c with the watermark of takes, appends it and wakes the owner if it sleeps. A
+// shutdown command raises stopping as it goes in.
 func (b *mailbox[T]) put(c command[T]) {
 	c.taken = b.taken.Load()
 	b.mu.Lock()
+	if c.op == opShutDown {
+		b.stopping.Store(true)
+	}
 	b.pending = append(b.pending, c)
 	wake := b.sleeping
 	b.sleeping = false

@@ -103,7 +103,7 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
 	}
 	q.origin = q.clock.Now()
-	q.mailbox = newMailbox[T](&q.taken)
+	q.mailbox = newMailbox[T](&q.taken, &q.stopping)
 	q.replies.New = func() any { return make(chan result[T], 1) }
 	return q, base[T]{
 		clock:    q.clock,

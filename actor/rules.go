@@ -40,7 +40,7 @@ type base[T comparable] struct {
 	metrics  *metrics.Queue[T]
 	mailbox  *mailbox[T]   // where the owner posts the commands time brings
 	closing  chan struct{} // closed when shutdown begins
-	stopping *atomic.Bool  // shutdown has begun, for readers outside the owner; set by ShutDown
+	stopping *atomic.Bool  // shutdown has begun, for readers outside the owner; see mailbox
 
 	shuttingDown bool
 	drainers     []chan result[T] // ShutDownWithDrain callers waiting for processing to end

@@ -6,7 +6,6 @@ import "context"
 // shutdown == true. It ends any ShutDownWithDrain that is waiting, and returns once the owner
 // goroutine has exited. Calling it again does nothing.
 func (q *Queue[T]) ShutDown() {
-	q.stopping.Store(true)
 	q.call(command[T]{op: opShutDown})
 	<-q.exited
 }
@@ -14,7 +13,6 @@ func (q *Queue[T]) ShutDown() {
 // ShutDownWithDrain is ShutDown that first waits until no item is being processed. It waits
 // forever if a worker never calls Done, unless ShutDown is called meanwhile.
 func (q *Queue[T]) ShutDownWithDrain() {
-	q.stopping.Store(true)
 	q.call(command[T]{op: opShutDown, more: &details[T]{drain: true}})
 	<-q.exited
 }
@@ -24,7 +22,6 @@ func (q *Queue[T]) ShutDownWithDrain() {
 // being processed, with ctx.Err(). When the drain completes first, it returns nil, nil. Either
 // way it returns once the owner goroutine has exited.
 func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
-	q.stopping.Store(true)
 	reply := q.replies.Get().(chan result[T])
 	q.send(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
 	select {
