@@ -10,10 +10,11 @@
 //
 // # Time
 //
-// A limiter whose answer depends on the time ([Bucket], [ItemBucket], and the combinators that
-// may contain them) implements [Timed]: WhenAt takes the instant as an argument, and When is
-// WhenAt at time.Now(). A queue calls WhenAt with its own clock, so a fake clock governs the
-// token buckets too.
+// A limiter whose answer may depend on the time implements [Timed]: WhenAt takes the instant as
+// an argument, and When is WhenAt at time.Now(). That is every limiter here: the token buckets
+// refill with time, [Exponential] and [FastSlow] forget idle items when built with
+// [ForgetAfter], and the combinators pass the instant on to their parts. A queue calls WhenAt
+// with its own clock, so a fake clock governs all of them.
 package limiter
 
 import "time"
