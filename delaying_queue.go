@@ -77,6 +77,7 @@ func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConf
 		}
 	case interface{ typed() *Typed[T] }:
 		if t := inner.typed(); t.q.OnClock(config.Clock) {
+			t.q.TrackDelayed() // its delay heap now holds this view's items
 			return &delayingQueue[T]{Typed: t, retries: retries}
 		}
 	}

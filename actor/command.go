@@ -19,6 +19,7 @@ const (
 	opDone                     // item
 	opLen                      // answers n
 	opSnapshot                 // answers snapshot
+	opTrackDelayed             // a delaying queue wraps this one: record its delayed items
 	opGet                      // answers an item or shutdown (a FIFO queue: once shutting down)
 	opShutDown                 // drain, report; answers once shut down (and drained)
 )

@@ -92,5 +92,10 @@ func (q *Queue[T]) Len() int { return q.call(command[T]{op: opLen}).n }
 // queue. It works after shutdown too.
 func (q *Queue[T]) Snapshot() Snapshot { return q.call(command[T]{op: opSnapshot}).snapshot }
 
+// TrackDelayed makes a queue created without delays record, from now on, how many of its items
+// wait in the delay heap, when its metrics provider offers that gauge: for a delaying queue
+// built around it. It does nothing for a queue without metrics, or one that records it already.
+func (q *Queue[T]) TrackDelayed() { q.call(command[T]{op: opTrackDelayed}) }
+
 // ShuttingDown reports whether shutdown has begun.
 func (q *Queue[T]) ShuttingDown() bool { return q.stopping.Load() }

@@ -75,6 +75,9 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 		r.n = m.state.Len()
 	case opSnapshot:
 		r.snapshot = m.snapshot()
+	case opTrackDelayed:
+		m.metrics.TrackDelayed()
+		m.metrics.SetDelayed(m.waiting.Len())
 	case opGet:
 		r = m.getNow()
 	case opShutDown:

@@ -16,6 +16,9 @@ type Queue[T comparable] struct {
 	longest    SettableGaugeMetric
 	delayed    SettableGaugeMetric // nil unless the provider offers it and the queue delays
 
+	name    string          // the queue's name, for a delayed gauge asked for later
+	offers  DelayedProvider // the provider, when it offers the delayed gauge
+
 	addedAt   map[T]time.Time // when each waiting item was first added
 	startedAt map[T]time.Time // when each item being processed was handed out
 }
@@ -63,10 +66,21 @@ func New[T comparable](c Config) *Queue[T] {
 	if c.Priority {
 		m.retries = p.NewRetriesMetric(c.Name)
 	}
-	if d, ok := p.(DelayedProvider); ok && c.Delayed {
-		m.delayed = d.NewDelayedMetric(c.Name)
+	if d, ok := p.(DelayedProvider); ok {
+		m.name, m.offers = c.Name, d
+		if c.Delayed {
+			m.TrackDelayed()
+		}
 	}
 	return m
+}
+
+// TrackDelayed creates the gauge of items in the delay heap, when the provider offers it and it
+// does not exist yet: for a queue made without delays that a delaying queue now wraps.
+func (m *Queue[T]) TrackDelayed() {
+	if m != nil && m.offers != nil && m.delayed == nil {
+		m.delayed = m.offers.NewDelayedMetric(m.name)
+	}
 }
 
 // Enabled reports whether m records anything; the caller may skip reading the clock if not.

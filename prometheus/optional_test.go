@@ -154,3 +154,33 @@ func TestDepthByPriorityCardinalityCap(t *testing.T) {
 		t.Errorf("workqueue_depth{name=\"capped\"} = %v, want the total, 30", v)
 	}
 }
+
+// TestDelayedDepthOfDelayingQueueAroundNamedQueue: a delaying queue built around a named queue
+// of this package keeps its delays in that queue's delay heap. The inner queue, made as a plain
+// queue, records no workqueue_delayed_depth until it is wrapped, then counts the wrapper's
+// delayed items under its own name.
+func TestDelayedDepthOfDelayingQueueAroundNamedQueue(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	provider := newProvider(t, reg)
+	inner := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "inner", MetricsProvider: provider})
+	defer inner.ShutDown()
+	if m := gather(t, reg).metric("workqueue_delayed_depth", "name", "inner"); m != nil {
+		t.Errorf("a plain queue records workqueue_delayed_depth: %v", m)
+	}
+	q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
+		Name: "wrapper", MetricsProvider: provider, Queue: inner, // on its clock: one owner
+	})
+	q.AddAfter("a", time.Hour)
+	q.AddAfter("b", time.Minute)
+	q.Add("c")
+	got := gather(t, reg)
+	if v := got.gauge(t, "workqueue_delayed_depth", "name", "inner"); v != 2 {
+		t.Errorf("workqueue_delayed_depth{name=\"inner\"} = %v, want 2", v)
+	}
+	if v := got.gauge(t, "workqueue_depth", "name", "inner"); v != 1 {
+		t.Errorf("workqueue_depth{name=\"inner\"} = %v, want 1", v)
+	}
+	if v := got.counter(t, "workqueue_retries_total", "name", "wrapper"); v != 2 {
+		t.Errorf("workqueue_retries_total{name=\"wrapper\"} = %v, want 2", v)
+	}
+}
