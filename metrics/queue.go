@@ -16,8 +16,8 @@ type Queue[T comparable] struct {
 	longest    SettableGaugeMetric
 	delayed    SettableGaugeMetric // nil unless the provider offers it and the queue delays
 
-	name    string          // the queue's name, for a delayed gauge asked for later
-	offers  DelayedProvider // the provider, when it offers the delayed gauge
+	name   string          // the queue's name, for a delayed gauge asked for later
+	offers DelayedProvider // the provider, when it offers the delayed gauge
 
 	addedAt   map[T]time.Time // when each waiting item was first added
 	startedAt map[T]time.Time // when each item being processed was handed out
