@@ -249,6 +249,29 @@ func TestSnapshot(t *testing.T) {
 	})
 }
 
+// After shutdown the callers apply their own commands; each must read the clock afresh, or an
+// item taken now would count as in flight since an earlier command.
+func TestSnapshotAfterShutDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewTyped[string]()
+		q.AddBatch("x", "y")
+		x, _ := q.Get()
+		y, _ := q.Get()
+		q.AddBatch("x", "y") // both go back into the queue at Done, shutdown or not
+		q.ShutDown()
+		q.Done(x)
+		x, _ = q.Get()
+		time.Sleep(time.Hour)
+		q.Done(y)
+		y, _ = q.Get()
+		q.Done(x)
+		ext := any(q).(workqueue.TypedExtensions[string])
+		assert.Equal(t, workqueue.Snapshot{Processing: 1, ShuttingDown: true}, ext.Snapshot(),
+			"y was taken just now: it is the oldest in flight, for 0s")
+		q.Done(y)
+	})
+}
+
 func TestDelayedMetric(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mp := &delayedProvider{}

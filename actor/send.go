@@ -73,8 +73,10 @@ func (q *Queue[T]) settle(c *command[T]) {
 	}
 }
 
-// drainMailbox applies every command in the mailbox.
+// drainMailbox applies every command in the mailbox, in a turn of its own: the first command
+// that needs the time reads the clock afresh.
 func (q *Queue[T]) drainMailbox() {
+	q.m.beginTurn()
 	for batch := q.mailbox.take(); batch != nil; batch = q.mailbox.take() {
 		for i := range batch {
 			q.m.exec(&batch[i])
