@@ -52,8 +52,8 @@ type TypedPriorityQueueConfig[T comparable] struct {
 // waiting item added again without a delay is ready at once and does not fire again later; an
 // item added while it is processed waits, as a new entry, until Done; Len counts only ready
 // items; and once shutting down, Get returns shutdown == true at once, without handing out the
-// items still ready. ShutDownWithDrain does wait for the items in processing (controller-
-// runtime's only shuts down).
+// items still ready, nor make waiting items ready. ShutDownWithDrain does wait for the items
+// in processing (controller-runtime's only shuts down).
 type TypedPriorityQueue[T comparable] struct {
 	q       *actor.PriorityQueue[T]
 	limiter *actor.Limiter[T]
@@ -124,8 +124,8 @@ func (q *TypedPriorityQueue[T]) Done(item T) { q.q.Done(item) }
 // items are not counted.
 func (q *TypedPriorityQueue[T]) Len() int { return q.q.Len() }
 
-// ShutDown makes the queue ignore new items and hand out no more, and returns once the queue's
-// goroutine has exited.
+// ShutDown makes the queue ignore new items, hand out no more and leave waiting items waiting,
+// and returns once the queue's goroutine has exited.
 func (q *TypedPriorityQueue[T]) ShutDown() { q.q.ShutDown() }
 
 // ShutDownWithDrain is ShutDown that first waits until no item is being processed.

@@ -185,6 +185,26 @@ func TestPriorityQueueShutDownWithDrainWaits(t *testing.T) {
 	})
 }
 
+// Once shutdown has begun, waiting items no longer become ready, drain or not: controller-
+// runtime's waiting loop ends with the shutdown, and this queue's drain must not change what
+// Len shows according to how long the workers take.
+func TestPriorityQueueWaitingItemsStayWaitingDuringTheDrain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newPQ()
+		q.Add("a")
+		a, _ := q.Get()
+		q.AddAfter("later", time.Second)
+		go q.ShutDownWithDrain()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		assert.Equal(t, 0, q.Len(), "later fell due during the drain")
+		assert.Equal(t, workqueue.Snapshot{Processing: 1, Delayed: 1, OldestInFlight: time.Minute, ShuttingDown: true},
+			q.Snapshot())
+		q.Done(a)
+		synctest.Wait()
+	})
+}
+
 func TestPriorityQueueGetWithContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newPQ()

@@ -34,6 +34,9 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 		}
 	case opDue:
 		m.duePending = false
+		if m.shuttingDown {
+			break // a due command sent just before the shutdown
+		}
 		at := m.instantOf(c.at)
 		for item, p, ok := m.state.PromoteDue(at); ok; item, p, ok = m.state.PromoteDue(at) {
 			if m.metrics.Enabled() {
@@ -131,9 +134,19 @@ func (m *prio[T]) refill() {
 	}
 }
 
-func (m *prio[T]) wake() { m.wakeFor(m.state.NextDue()) }
+func (m *prio[T]) wake() { m.wakeFor(m.nextDue()) }
 
-func (m *prio[T]) deadline() time.Time { return m.earliest(m.state.NextDue()) }
+func (m *prio[T]) deadline() time.Time { return m.earliest(m.nextDue()) }
+
+// nextDue returns the instant the earliest waiting item becomes ready, and false when none
+// will: once shutdown has begun, waiting items stay waiting, drain or not, as in
+// controller-runtime, whose waiting loop ends with the shutdown.
+func (m *prio[T]) nextDue() (time.Time, bool) {
+	if m.shuttingDown {
+		return time.Time{}, false
+	}
+	return m.state.NextDue()
+}
 
 // snapshot returns the queue's counts at this instant. Dirty counts the items added again while
 // handed out: they wait for Done.
