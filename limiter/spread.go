@@ -1,6 +1,7 @@
 package limiter
 
 import (
+	"math/big"
 	"math/rand/v2"
 	"time"
 )
@@ -13,7 +14,7 @@ type spread struct {
 }
 
 // apply returns w less a random fraction of w between zero and factor: a value in
-// (w - factor·w, w], and so never negative when factor is at most 1.
+// (w - factor·w, w], and so more than zero when w is and factor is at most 1.
 func (s spread) apply(w time.Duration) time.Duration {
 	if s.factor == 0 {
 		return w
@@ -22,8 +23,31 @@ func (s spread) apply(w time.Duration) time.Duration {
 	if s.random != nil {
 		r = s.random.Float64
 	}
-	// r() < 1 and factor ≤ 1, so the cut, rounded as a float64, is at most w.
-	return w - time.Duration(r()*s.factor*float64(w))
+	bound := s.factor * float64(w)
+	cut := time.Duration(r() * bound)
+	if float64(cut) >= bound*nearlyOne {
+		// A draw just below 1 can round up to the bound itself, or past it when w has more
+		// digits than a float64 holds: only there is the exact bound worth computing.
+		cut = min(cut, below(s.factor, w))
+	}
+	return w - cut
+}
+
+// nearlyOne is far enough below 1 that a cut rounded to within a few units in the last place
+// of the bound is checked, and close enough that almost no draw is.
+const nearlyOne = 1 - 1.0/(1<<40)
+
+// below returns the largest number of nanoseconds less than factor·w, computed exactly, for
+// factor in (0, 1] and w > 0; zero when factor·w is at most 1 ns.
+func below(factor float64, w time.Duration) time.Duration {
+	// 53 bits of factor times 63 of w fit in 128 bits: the product is exact.
+	product := new(big.Float).SetPrec(128).SetFloat64(factor)
+	product.Mul(product, new(big.Float).SetInt64(int64(w)))
+	n, accuracy := product.Int64() // factor·w rounded toward zero
+	if accuracy == big.Exact {
+		n-- // factor·w is a whole number of nanoseconds: the bound itself is not allowed
+	}
+	return time.Duration(max(n, 0))
 }
 
 // own reports whether the spread draws from a source given by the caller.
