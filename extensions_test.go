@@ -305,23 +305,22 @@ func ExampleTypedExtensions() {
 
 	// A worker that can be stopped without shutting the queue down.
 	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	reconciled := make(chan string)
 	go func() {
-		defer close(done)
+		defer close(reconciled)
 		for {
 			key, shutdown, err := ext.GetWithContext(ctx)
 			if err != nil || shutdown {
 				return
 			}
-			fmt.Println("reconciled", key)
+			reconciled <- key
 			queue.Done(key)
 		}
 	}()
-	for queue.Len() > 0 {
-		time.Sleep(time.Millisecond)
-	}
+	fmt.Println("reconciled", <-reconciled)
+	fmt.Println("reconciled", <-reconciled)
 	stop()
-	<-done
+	<-reconciled // closed once the worker's GetWithContext has given up
 
 	// Shut down, but wait for stuck workers at most a second.
 	deadline, cancel := context.WithTimeout(context.Background(), time.Second)
