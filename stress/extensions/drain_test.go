@@ -247,7 +247,7 @@ func (d *drain) check() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch {
-	case d.returnedAt.After(d.calledAt.Add(watchdog)):
+	case !d.returnedAt.Before(d.calledAt.Add(watchdog)):
 		return // reported already
 	case d.endedByDeadline():
 		d.checkInFlight()

@@ -101,10 +101,28 @@ func (c *churn) run() {
 	synctest.Wait()
 	c.checkSettled()
 	cancel()
-	working.Wait()
+	c.awaitWorkers(&working)
 	c.q.plain.ShutDown()
 	if s := c.q.ext.Snapshot(); s.Queued != 0 || s.Processing != 0 {
 		c.found.add("[left-in-processing] once every worker gave up, the snapshot is %+v", s)
+	}
+}
+
+// awaitWorkers waits for the workers, whose contexts have all ended, to give up. If some
+// still wait in GetWithContext after the watchdog on the bubble's clock, it says so and shuts
+// the queue down, which ends their wait, so that the round can end.
+func (c *churn) awaitWorkers(working *sync.WaitGroup) {
+	gone := make(chan struct{})
+	go func() {
+		working.Wait()
+		close(gone)
+	}()
+	select {
+	case <-gone:
+	case <-time.After(watchdog):
+		c.found.add("[stuck] workers still wait in GetWithContext %v after their contexts ended", watchdog)
+		c.q.plain.ShutDown()
+		<-gone
 	}
 }
 
