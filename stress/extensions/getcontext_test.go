@@ -30,7 +30,7 @@ const (
 // due every item was processed after its last add and nothing is left queued or in processing.
 func TestGetWithContextChurn(t *testing.T) {
 	var total churnCounts
-	playRounds(t, "TestGetWithContextChurn", 2*len(kinds), func(t *testing.T, seed uint64) (string, *findings) {
+	playRounds(t, "TestGetWithContextChurn", 4*len(kinds), func(t *testing.T, seed uint64) (string, *findings) {
 		c := &churn{kind: kindOf(seed), seed: seed}
 		synctest.Test(t, func(*testing.T) { c.run() })
 		total.add(&c.counts)
