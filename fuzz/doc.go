@@ -9,6 +9,10 @@
 //     ShutDownWithDrainContext with contexts that end at fuzzed instants, and Snapshot.
 //   - FuzzBadInput does what FuzzQueue does with items of type any that include unhashable
 //     values, extreme delays and rate limiters built from arbitrary numbers.
+//   - FuzzPriorityQueue does what FuzzQueue does for the priority queue, against a reference of
+//     controller-runtime's priority queue, with every option of AddWithOpts.
+//   - FuzzPriorityState compares package priority's State, the machine inside the priority
+//     queue, with the same reference, without goroutines or clock.
 //   - FuzzDelayHeap compares the delay heap with a sorted slice and with container/heap.
 //   - FuzzRateLimiters and FuzzBackoff compare the rate limiters and the backoff with their
 //     formulas.
