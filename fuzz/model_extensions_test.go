@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/actorqueue/workqueue"
@@ -83,8 +82,7 @@ func (m *model[T]) snapshotBounds() (s workqueue.Snapshot, most time.Duration) {
 // answer for OldestInFlight now. The queue measures an item's processing from when it
 // reserved the item for a getter: at the earliest when the item joined the FIFO, at the latest
 // when a getter took it; the two are the same when a getter was waiting, and for a queue that
-// asks (see subject.asks). After shutdown the most is not checked unless known bugs are shown:
-// see TestKnownOldestInFlightAfterShutDown.
+// asks (see subject.asks).
 func (m *model[T]) inFlightBounds() (least, most time.Duration) {
 	for _, f := range m.processing {
 		least = max(least, time.Since(f.takenAt))
@@ -92,9 +90,6 @@ func (m *model[T]) inFlightBounds() (least, most time.Duration) {
 	}
 	if m.asks {
 		most = least
-	}
-	if m.shuttingDown && !showKnownBugs && len(m.processing) > 0 {
-		most = math.MaxInt64
 	}
 	return least, most
 }
