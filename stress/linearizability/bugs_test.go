@@ -7,8 +7,8 @@ import (
 	actorqueue "github.com/actorqueue/workqueue"
 )
 
-// The two tests below reproduce the two linearizability violations the suite found in
-// actorqueue, both fixed since: each races a shutdown against other calls, many times. Before
+// The two tests below reproduce two of the linearizability violations the suite found in
+// actorqueue, fixed since: each races a shutdown against other calls, many times. Before
 // the fixes, the first failed within a few tries under -race; the second in about one run out
 // of three of 100,000 tries, so with the tries below it is a weak guard, and TestLinearizable,
 // which checks every history whole, the main one.
@@ -19,8 +19,10 @@ const tries = 3_000
 // TestBugShuttingDownLagsBehindDroppedAdd: an Add returns, ShuttingDown() then says false, so
 // the Add came before the shutdown and its item must still be handed out. The queue used to
 // drop it: the ShutDown command was already in the mailbox ahead of the Add, but the flag
-// ShuttingDown reads was only set when the owner got to the ShutDown. ShutDown now sets it
-// before sending its command.
+// ShuttingDown reads was only set when the owner got to the ShutDown. The flag now rises in
+// the mailbox's critical section that appends the ShutDown command (actor/mailbox.go), so no
+// command enters the mailbox between the two; actor's TestShutdownIsOrderedWithWhatFollowsTheFlag
+// covers the other side, a command sent after the flag was seen.
 func TestBugShuttingDownLagsBehindDroppedAdd(t *testing.T) {
 	for i := range tries {
 		q := actorqueue.NewTyped[int]()
