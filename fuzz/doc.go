@@ -14,6 +14,9 @@
 //   - FuzzPriorityState compares package priority's State, the machine inside the priority
 //     queue, with the same reference, without goroutines or clock.
 //   - FuzzDelayHeap compares the delay heap with a sorted slice and with container/heap.
+//   - FuzzLimiterOptions builds the exponential and fast-slow limiters with the options
+//     ForgetAfter, MaxTracked, JitterFactor and RandomSource, and compares them with a
+//     reference written from the options' documentation.
 //   - FuzzRateLimiters and FuzzBackoff compare the rate limiters and the backoff with their
 //     formulas.
 //
