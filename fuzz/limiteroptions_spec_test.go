@@ -214,15 +214,7 @@ func (o trackerOption) build() limiter.Option {
 // description of what went wrong, if anything did.
 func (s trackerSpec) buildChecked() (l tracker, problem string) {
 	fault := catch(func() { l = s.build() })
-	switch {
-	case fault == "" && !s.valid():
-		return nil, fmt.Sprintf("%v: accepted invalid arguments", s)
-	case fault != "" && s.valid():
-		return nil, fmt.Sprintf("%v: panicked: %s", s, fault)
-	case fault != "" && !strings.HasPrefix(fault, "workqueue: "):
-		return nil, fmt.Sprintf("%v: panic without the workqueue: prefix: %s", s, fault)
-	}
-	return l, ""
+	return l, refusal(s, s.valid(), fault)
 }
 
 // String describes s as the constructor call that builds it.

@@ -193,15 +193,22 @@ func (s limiterSpec) String() string {
 // and a description of what went wrong, if anything did.
 func buildChecked[T comparable](s limiterSpec) (l workqueue.TypedRateLimiter[T], problem string) {
 	fault := catch(func() { l = build[T](s) })
+	return l, refusal(s, s.valid(), fault)
+}
+
+// refusal checks the outcome of a construction from spec, which panicked with fault ("" if it
+// returned): a constructor must panic, with a workqueue: message, exactly when spec is not
+// valid. It says what went wrong, or returns "".
+func refusal(spec fmt.Stringer, valid bool, fault string) string {
 	switch {
-	case fault == "" && !s.valid():
-		return l, fmt.Sprintf("%v: accepted invalid arguments", s)
-	case fault != "" && s.valid():
-		return nil, fmt.Sprintf("%v: panicked: %s", s, fault)
+	case fault == "" && !valid:
+		return fmt.Sprintf("%v: accepted invalid arguments", spec)
+	case fault != "" && valid:
+		return fmt.Sprintf("%v: panicked: %s", spec, fault)
 	case fault != "" && !strings.HasPrefix(fault, "workqueue: "):
-		return nil, fmt.Sprintf("%v: panic without the workqueue: prefix: %s", s, fault)
+		return fmt.Sprintf("%v: panic without the workqueue: prefix: %s", spec, fault)
 	}
-	return l, ""
+	return ""
 }
 
 // catch runs f and returns what it panicked with, as text, or "" if it returned.
