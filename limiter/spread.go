@@ -14,7 +14,7 @@ type spread struct {
 }
 
 // apply returns w less a random fraction of w between zero and factor: a value in
-// (w - factor·w, w], and so more than zero when w is and factor is at most 1.
+// (w - factor·w, w], so positive for a positive w, factor being at most 1.
 func (s spread) apply(w time.Duration) time.Duration {
 	if s.factor == 0 {
 		return w
