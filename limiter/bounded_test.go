@@ -177,3 +177,42 @@ func TestMemoryStaysBoundedUnderDistinctFailingKeys(t *testing.T) {
 		})
 	}
 }
+
+// A NaN is never equal to itself, so no limiter can find its failures again. Its waits are the
+// ones client-go gives it (the first failure's, every time: with fast-slow, the fast delay even
+// for no fast attempts), and a bounded limiter keeps nothing of it, so it neither grows nor
+// pushes other items out. (Kept until Forget, as in client-go, each failure of a NaN stays in
+// the map for good, as it does there.)
+func TestNaNItems(t *testing.T) {
+	const clientGo = "kept until Forget (client-go's)"
+	nan := math.NaN()
+	for memory, o := range map[string][]Option{
+		clientGo:             {ForgetAfter(0)},
+		"the default window": nil,
+		"MaxTracked(1)":      {MaxTracked(1)},
+	} {
+		exponential := NewExponential[float64](time.Second, time.Hour, o...)
+		fastSlow := NewFastSlow[float64](time.Second, time.Minute, 0, o...)
+		WhenAt(exponential, 1, t0)
+		WhenAt(fastSlow, 1, t0)
+		for range 3 {
+			if got := WhenAt(exponential, nan, t0); got != time.Second {
+				t.Errorf("%s: exponential waits %v for NaN, want 1s", memory, got)
+			}
+			if got := WhenAt(fastSlow, nan, t0); got != time.Second {
+				t.Errorf("%s: fast-slow waits %v for NaN, want the fast 1s", memory, got)
+			}
+		}
+		for name, l := range map[string]RateLimiter[float64]{"exponential": exponential, "fast-slow": fastSlow} {
+			if got := l.NumRequeues(nan); got != 0 {
+				t.Errorf("%s: %s counts %d failures of NaN, want 0", memory, name, got)
+			}
+			if got := l.NumRequeues(1); got != 1 {
+				t.Errorf("%s: %s counts %d failures of 1 after NaN's, want 1", memory, name, got)
+			}
+			if got := l.(interface{ Tracked() int }).Tracked(); got != 1 && memory != clientGo {
+				t.Errorf("%s: %s tracks %d items, want 1: NaN's failures are kept", memory, name, got)
+			}
+		}
+	}
+}

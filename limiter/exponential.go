@@ -45,7 +45,7 @@ func (r *Exponential[T]) When(item T) time.Duration { return r.WhenAt(item, time
 // the earlier failures it remembers, capped at maxDelay, then jittered if so configured. The
 // result is never negative, however many failures there were.
 func (r *Exponential[T]) WhenAt(item T, now time.Time) time.Duration {
-	n := r.failures.add(item, now) - 1
+	n := max(r.failures.add(item, now)-1, 0) // a NaN counts 0: client-go waits baseDelay for it
 	return r.jitter.apply(exponential(r.baseDelay, r.maxDelay, n))
 }
 

@@ -5,7 +5,8 @@ import "time"
 // failures counts the failures of each item, for the limiters that back off per item.
 type failures[T comparable] interface {
 	// add records a failure of item at the instant now and returns how many it counts, this
-	// one included.
+	// one included. An item not equal to itself (a NaN) is never found again, so it counts 0,
+	// as a lookup in client-go's map of failures finds.
 	add(item T, now time.Time) int
 	// count returns how many failures of item are counted.
 	count(item T) int

@@ -35,6 +35,9 @@ func newRecency[T comparable](forgetAfter time.Duration, maxTracked int) *recenc
 // add records a failure of item at the instant now and returns how many it counts, this one
 // included.
 func (r *recency[T]) add(item T, now time.Time) int {
+	if item != item {
+		return 0 // a NaN: an entry could never be found, nor removed from entries
+	}
 	if now.After(r.now) {
 		r.now = now
 	}
