@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/actorqueue/workqueue/stress/internal/knob"
+	"github.com/actorqueue/workqueue/stress/internal/shrink"
 )
 
 // Environment variables that size the suite (see stress/README.md).
@@ -35,7 +36,7 @@ func TestEquivalence(t *testing.T) {
 				if !o.diverged {
 					continue
 				}
-				shortest := shrink(steps, func(s []step) bool { return runInBubble(t, v, steered, s).diverged })
+				shortest := shrink.Remove(steps, func(s []step) bool { return runInBubble(t, v, steered, s).diverged })
 				o = runInBubble(t, v, steered, shortest)
 				t.Fatalf("%s\nseed %d, %d steps; the shortest failing sequence found has %d, then the end "+
 					"(observe all, shut down):\n%s\nreproduce, in stress/: %s=%d %s=1 go test -race "+

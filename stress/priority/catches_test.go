@@ -54,7 +54,7 @@ func TestSuiteCatchesBugs(t *testing.T) {
 				if !runInBubble(t, c.v, steps).diverged {
 					continue
 				}
-				shortest := shrink(steps, func(s []step) bool { return runInBubble(t, c.v, s).diverged })
+				shortest := simplest(steps, func(s []step) bool { return runInBubble(t, c.v, s).diverged })
 				o := runInBubble(t, c.v, shortest)
 				t.Logf("seed %d: %s in %d steps, shrunk to %d:\n%s", seed, o.reason, len(steps), len(shortest),
 					strings.Join(o.transcript, "\n"))

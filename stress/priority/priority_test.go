@@ -35,7 +35,7 @@ func TestPriorityEquivalence(t *testing.T) {
 				if !o.diverged {
 					continue
 				}
-				shortest := shrink(steps, func(s []step) bool { return runInBubble(t, v, s).diverged })
+				shortest := simplest(steps, func(s []step) bool { return runInBubble(t, v, s).diverged })
 				o = runInBubble(t, v, shortest)
 				t.Fatalf("%s\nseed %d, %d steps; the shortest failing sequence found has %d, then the end "+
 					"(observe all, shut down):\n%s\nreproduce, in stress/: %s=%d %s=1 go test -race "+

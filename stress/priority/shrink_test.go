@@ -3,43 +3,22 @@ package priority
 import (
 	"slices"
 	"testing"
+
+	"github.com/actorqueue/workqueue/stress/internal/shrink"
 )
 
-// shrink returns a failing sequence derived from steps, as short and as plain as it can find,
-// keeping the steps' order. steps must fail. It removes chunks of halving size, as delta
-// debugging does, until no single step can go; then it simplifies what is left (one item per
-// AddWithOpts, no option) and starts again while that helps.
-func shrink(steps []step, fails func([]step) bool) []step {
+// simplest returns a failing sequence derived from steps, as short and as plain as it can
+// find, keeping the steps' order. steps must fail. It removes steps (shrink.Remove) until no
+// single step can go; then it simplifies what is left (one item per AddWithOpts, no option)
+// and starts again while that helps.
+func simplest(steps []step, fails func([]step) bool) []step {
 	for {
-		steps = remove(steps, fails)
+		steps = shrink.Remove(steps, fails)
 		simpler, ok := simplify(steps, fails)
 		if !ok {
 			return steps
 		}
 		steps = simpler
-	}
-}
-
-// remove drops chunks of steps while the rest still fails; the result is 1-minimal: dropping
-// any one of its steps makes it pass.
-func remove(steps []step, fails func([]step) bool) []step {
-	for size := max(len(steps)/2, 1); ; {
-		removed := false
-		for i := 0; i < len(steps); {
-			end := min(i+size, len(steps))
-			candidate := slices.Concat(steps[:i], steps[end:])
-			if fails(candidate) {
-				steps, removed = candidate, true
-				continue
-			}
-			i = end
-		}
-		switch {
-		case size > 1:
-			size /= 2
-		case !removed:
-			return steps
-		}
 	}
 }
 
@@ -86,7 +65,7 @@ func plainer(s step) []step {
 	return out
 }
 
-// TestShrinkFindsTheShortestSequence: among random steps, shrink keeps exactly the two steps a
+// TestShrinkFindsTheShortestSequence: among random steps, simplest keeps exactly the two steps a
 // made-up failure needs (an AddWithOpts of a at priority 2, then a Len), in order, and strips
 // the AddWithOpts of the items and options the failure does not need.
 func TestShrinkFindsTheShortestSequence(t *testing.T) {
@@ -100,7 +79,7 @@ func TestShrinkFindsTheShortestSequence(t *testing.T) {
 		steps := generate(seed, 0)
 		steps = slices.Insert(steps, len(steps)/2, step{kind: length})
 		steps = slices.Insert(steps, 0, step{kind: addWithOpts, keys: []string{"b", "a", "c"}, delay: 5, rateLimited: true, priority: two})
-		got := shrink(steps, fails)
+		got := simplest(steps, fails)
 		want := []step{{kind: addWithOpts, keys: []string{"a"}, priority: two}, {kind: length}}
 		if len(got) != 2 || got[0].String() != want[0].String() || got[0].priority != two || got[1].kind != length {
 			t.Errorf("seed %d: shrink kept %v, want %v", seed, got, want)
