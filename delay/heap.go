@@ -73,11 +73,13 @@ func (h *Heap[T]) PopDue(now time.Duration) (item T, ok bool) {
 	if len(h.heap) == 0 || h.heap[0].at > now {
 		return item, false
 	}
+	n := h.heap[0].slot
 	last := len(h.heap) - 1
-	h.swap(0, last)
-	h.down(0, last)
-	n := h.heap[last].slot
+	h.heap[0] = h.heap[last] // as container/heap: the last entry goes to the root and sinks
 	h.heap = h.heap[:last]
+	if last > 0 {
+		h.down(0, last)
+	}
 	item = h.slots[n].item
 	h.index.Delete(item)
 	h.slots[n] = slot[T]{}
@@ -105,40 +107,49 @@ func (h *Heap[T]) newSlot(item T) int32 {
 	return int32(len(h.slots) - 1)
 }
 
-func (h *Heap[T]) less(i, j int) bool { return h.heap[i].at < h.heap[j].at }
-
-func (h *Heap[T]) swap(i, j int) {
-	h.heap[i], h.heap[j] = h.heap[j], h.heap[i]
-	h.slots[h.heap[i].slot].pos = int32(i)
-	h.slots[h.heap[j].slot].pos = int32(j)
+// place puts e at position i of the heap and tells its slot where it is.
+func (h *Heap[T]) place(i int, e entry) {
+	h.heap[i] = e
+	h.slots[e.slot].pos = int32(i)
 }
 
-// up and down are the sift operations of container/heap, step for step, so that entries with
-// equal instants leave in the same order as there.
+// up and down are container/heap's sift operations, and leave every entry where its swaps
+// would, so that entries with equal instants leave in the same order as there. Rather than
+// swap at each level, they lift the moving entry out, shift each entry it passes one level
+// into the gap, and put the moving entry down once where it stops: half the writes, and one
+// slot update per level instead of two.
+
+// up moves the entry at j toward the root while it is due before its parent.
 func (h *Heap[T]) up(j int) {
+	e := h.heap[j]
 	for j > 0 {
 		parent := (j - 1) / 2
-		if !h.less(j, parent) {
-			return
+		if e.at >= h.heap[parent].at {
+			break
 		}
-		h.swap(parent, j)
+		h.place(j, h.heap[parent])
 		j = parent
 	}
+	h.place(j, e)
 }
 
+// down moves the entry at i, among the first n, away from the root while a child is due
+// before it, taking the earlier child (the left one on a tie).
 func (h *Heap[T]) down(i, n int) {
+	e := h.heap[i]
 	for {
 		child := 2*i + 1
 		if child >= n {
-			return
+			break
 		}
-		if right := child + 1; right < n && h.less(right, child) {
+		if right := child + 1; right < n && h.heap[right].at < h.heap[child].at {
 			child = right
 		}
-		if !h.less(child, i) {
-			return
+		if h.heap[child].at >= e.at {
+			break
 		}
-		h.swap(i, child)
+		h.place(i, h.heap[child])
 		i = child
 	}
+	h.place(i, e)
 }
