@@ -16,12 +16,17 @@ type Storage[T comparable] interface {
 	Pop() T
 }
 
-// minFIFO is the smallest ring a FIFO allocates; it never shrinks below it.
+// minFIFO is the smallest ring a FIFO allocates.
 const minFIFO = 16
 
-// FIFO is a first-in-first-out [Storage] on a ring buffer that grows by doubling and shrinks
-// by half when it is three quarters empty, so a burst does not pin its memory forever. Its zero
-// value is an empty FIFO ready to use. It is not safe for concurrent use.
+// keepFIFO is the size of the largest ring a FIFO never shrinks.
+const keepFIFO = 256
+
+// FIFO is a first-in-first-out [Storage] on a ring buffer that grows by doubling and, when it
+// is three quarters empty, shrinks by half, down to keepFIFO slots: a burst does not pin its
+// memory forever, and a load that swings by tens of items, as a queue's reservations do at
+// every refill, does not reallocate at every swing. Its zero value is an empty FIFO ready to
+// use. It is not safe for concurrent use.
 type FIFO[T comparable] struct {
 	ring []T // len(ring) is zero or a power of two
 	head int // index of the oldest item
@@ -61,7 +66,7 @@ func (f *FIFO[T]) Pop() T {
 	f.ring[f.head] = zero // let the garbage collector have it
 	f.head = (f.head + 1) & (len(f.ring) - 1)
 	f.n--
-	if len(f.ring) > minFIFO && f.n <= len(f.ring)/4 {
+	if len(f.ring) > keepFIFO && f.n <= len(f.ring)/4 {
 		f.resize(len(f.ring) / 2)
 	}
 	return item

@@ -31,12 +31,31 @@ func TestFIFOKeepsOrderAcrossGrowAndShrink(t *testing.T) {
 		t.Fatalf("Len %d, ring %d; want 1013, 1024", f.Len(), len(f.ring))
 	}
 	pop(1000)
-	if len(f.ring) > 64 {
-		t.Errorf("ring of %d slots kept for %d items", len(f.ring), f.Len())
+	if len(f.ring) != keepFIFO {
+		t.Errorf("ring of %d slots kept for %d items; want %d", len(f.ring), f.Len(), keepFIFO)
 	}
 	pop(f.Len())
-	if f.Len() != 0 || len(f.ring) != minFIFO {
-		t.Errorf("Len %d, ring %d; want 0, %d", f.Len(), len(f.ring), minFIFO)
+	if f.Len() != 0 || len(f.ring) != keepFIFO {
+		t.Errorf("Len %d, ring %d; want 0, %d", f.Len(), len(f.ring), keepFIFO)
+	}
+}
+
+func TestFIFOSwingingLoadKeepsItsRing(t *testing.T) {
+	var f FIFO[int]
+	for i := range 40 {
+		f.Push(i)
+	}
+	ring := &f.ring[0]
+	for round := range 100 {
+		for f.Len() > 0 {
+			f.Pop()
+		}
+		for i := range 40 {
+			f.Push(i)
+		}
+		if &f.ring[0] != ring {
+			t.Fatalf("round %d: swinging between 0 and 40 items reallocated the ring", round)
+		}
 	}
 }
 
