@@ -17,9 +17,10 @@
 // Every command travels through one mailbox, so the owner applies commands in the order
 // callers sent them: once Add returns, a Len or a Get that starts later, on any goroutine, sees
 // the item. A caller's command is appended under a lock held for that one append; it never
-// waits for room. The owner takes every pending command at once, applies them, and sleeps on a
-// wake-up channel and one timer when there are none: an idle queue makes no wake-ups and holds
-// no mailbox buffer. A command that answers (Len, NumRequeues, ShutDown) carries its own reply
+// waits for room, and a long backlog is never copied: commands wait in a chain of segments.
+// The owner takes every pending command at once, applies them, and sleeps on a wake-up channel
+// and one timer when there are none: an idle queue makes no wake-ups and keeps at most one
+// segment of its mailbox. A command that answers (Len, NumRequeues, ShutDown) carries its own reply
 // channel, buffered, so the owner never waits on a caller; the others return once appended.
 //
 // # Handing out items

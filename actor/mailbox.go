@@ -26,17 +26,37 @@ import (
 // after the shutdown: the owner cannot apply an AddRateLimited, say, as if the queue were
 // still running when ShuttingDown has already said it was not.
 //
+// Commands wait in a chain of segments. A segment, once full, is never copied: the next one
+// is linked after it, so a caller appending to a long backlog holds the lock for the append
+// alone, and a burst costs no growing copies. The owner takes the whole chain at once and
+// gives the segments back emptied once it has applied them; they serve the next commands.
+//
 // When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
-// token on wake. An idle queue has no mailbox buffer at all.
+// token on wake. Going to sleep, the owner keeps a single emptied segment and lets the rest
+// go, so that an idle queue does not keep the memory of its last burst; a queue never used
+// holds no segment at all.
 type mailbox[T comparable] struct {
-	mu       sync.Mutex
-	pending  []command[T] // put, not yet taken
-	spare    []command[T] // a taken batch's buffer, emptied, for reuse
-	sleeping bool         // the owner found the mailbox empty and waits on wake
-	wake     chan struct{}
-	taken    *atomic.Uint64 // the watermark of takes
-	stopping *atomic.Bool   // the queue's flag that shutdown has begun
+	mu         sync.Mutex
+	head, tail *segment[T] // the commands put and not yet taken; nil when there are none
+	free       *segment[T] // emptied segments, linked by next, for the next commands
+	sleeping   bool        // the owner found the mailbox empty and waits on wake
+	wake       chan struct{}
+	taken      *atomic.Uint64 // the watermark of takes
+	stopping   *atomic.Bool   // the queue's flag that shutdown has begun
 }
+
+// segment is a run of commands, oldest first, and the segment that follows it.
+type segment[T comparable] struct {
+	commands []command[T] // never grows beyond its capacity
+	next     *segment[T]
+}
+
+// The first segment of a burst holds firstSegment commands; each new one holds twice as many as
+// the one before, up to maxSegment.
+const (
+	firstSegment = 8
+	maxSegment   = 256
+)
 
 func newMailbox[T comparable](taken *atomic.Uint64, stopping *atomic.Bool) mailbox[T] {
 	return mailbox[T]{wake: make(chan struct{}, 1), taken: taken, stopping: stopping}
@@ -50,7 +70,11 @@ func (b *mailbox[T]) put(c command[T]) {
 	if c.op == opShutDown {
 		b.stopping.Store(true)
 	}
-	b.pending = append(b.pending, c)
+	t := b.tail
+	if t == nil || len(t.commands) == cap(t.commands) {
+		t = b.extend()
+	}
+	t.commands = append(t.commands, c)
 	wake := b.sleeping
 	b.sleeping = false
 	b.mu.Unlock()
@@ -62,35 +86,56 @@ func (b *mailbox[T]) put(c command[T]) {
 	}
 }
 
-// take returns every pending command, oldest first, or nil after marking the owner asleep:
-// the owner must then wait on wake before taking again. Going to sleep, it lets large buffers
-// go, so that an idle queue does not keep the memory of its last burst. Only the owner calls
-// take and recycle (after the handover, the caller holding the handover lock).
-func (b *mailbox[T]) take() []command[T] {
+// extend links an empty segment at the end of the chain and returns it: an emptied one when
+// there is one, else a new one twice the size of the last.
+func (b *mailbox[T]) extend() *segment[T] {
+	s := b.free
+	if s != nil {
+		b.free, s.next = s.next, nil
+	} else {
+		size := firstSegment
+		if b.tail != nil {
+			size = min(2*cap(b.tail.commands), maxSegment)
+		}
+		s = &segment[T]{commands: make([]command[T], 0, size)}
+	}
+	if b.tail == nil {
+		b.head = s
+	} else {
+		b.tail.next = s
+	}
+	b.tail = s
+	return s
+}
+
+// take returns every pending command, as a chain of segments, oldest first; or nil after
+// marking the owner asleep: the owner must then wait on wake before taking again. Only the
+// owner calls take and recycle (after the handover, the caller holding the handover lock).
+func (b *mailbox[T]) take() *segment[T] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.pending) == 0 {
+	if b.head == nil {
 		b.sleeping = true
-		if cap(b.pending) > maxIdleBuffer {
-			b.pending = nil
-		}
-		if cap(b.spare) > maxIdleBuffer {
-			b.spare = nil
+		if b.free != nil {
+			b.free.next = nil // keep one emptied segment, let the others go
 		}
 		return nil
 	}
-	batch := b.pending
-	b.pending, b.spare = b.spare, nil
-	return batch
+	chain := b.head
+	b.head, b.tail = nil, nil
+	return chain
 }
 
-// recycle gives back a batch the owner has applied, for reuse while the queue is busy.
-func (b *mailbox[T]) recycle(batch []command[T]) {
-	clear(batch) // let the garbage collector have the items
+// recycle gives back a chain the owner has applied, for the commands to come.
+func (b *mailbox[T]) recycle(chain *segment[T]) {
+	last := chain
+	for s := chain; s != nil; s = s.next {
+		clear(s.commands) // let the garbage collector have the items
+		s.commands = s.commands[:0]
+		last = s
+	}
 	b.mu.Lock()
-	b.spare = batch[:0]
+	last.next = b.free
+	b.free = chain
 	b.mu.Unlock()
 }
-
-// maxIdleBuffer is the capacity of the largest buffer an idle mailbox keeps.
-const maxIdleBuffer = 256

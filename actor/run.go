@@ -28,15 +28,22 @@ func (q *Queue[T]) turn(a *alarm) {
 		}
 		commands = q.mailbox.take()
 	}
-	for i := range commands {
-		m.exec(&commands[i])
-	}
 	if commands != nil {
-		q.mailbox.recycle(commands)
+		q.apply(commands)
 	}
 	m.wake()
 	m.refill()
 	a.set(m.deadline())
+}
+
+// apply applies a chain of commands taken from the mailbox, in order, and recycles it.
+func (q *Queue[T]) apply(chain *segment[T]) {
+	for s := chain; s != nil; s = s.next {
+		for i := range s.commands {
+			q.m.exec(&s.commands[i])
+		}
+	}
+	q.mailbox.recycle(chain)
 }
 
 // handOver gives the state up: from now on callers apply their own commands (see send).

@@ -77,10 +77,7 @@ func (q *Queue[T]) settle(c *command[T]) {
 // that needs the time reads the clock afresh.
 func (q *Queue[T]) drainMailbox() {
 	q.m.beginTurn()
-	for batch := q.mailbox.take(); batch != nil; batch = q.mailbox.take() {
-		for i := range batch {
-			q.m.exec(&batch[i])
-		}
-		q.mailbox.recycle(batch)
+	for chain := q.mailbox.take(); chain != nil; chain = q.mailbox.take() {
+		q.apply(chain)
 	}
 }

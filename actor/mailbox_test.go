@@ -1,0 +1,113 @@
+package actor
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+// newTestMailbox returns a mailbox with no owner: the test takes and recycles by hand.
+func newTestMailbox() *mailbox[int] {
+	b := newMailbox[int](new(atomic.Uint64), new(atomic.Bool))
+	return &b
+}
+
+// putItems puts an Add of each of the items from..to-1.
+func putItems(b *mailbox[int], from, to int) {
+	for i := from; i < to; i++ {
+		b.put(command[int]{op: opAdd, item: i})
+	}
+}
+
+// chainItems returns the items of a chain, in order, and the capacity of each segment.
+func chainItems(chain *segment[int]) (items, caps []int) {
+	for s := chain; s != nil; s = s.next {
+		for _, c := range s.commands {
+			items = append(items, c.item)
+		}
+		caps = append(caps, cap(s.commands))
+	}
+	return items, caps
+}
+
+func TestMailboxKeepsOrderAcrossSegments(t *testing.T) {
+	b := newTestMailbox()
+	putItems(b, 0, 1000)
+	items, caps := chainItems(b.take())
+	for i, item := range items {
+		if item != i {
+			t.Fatalf("command %d holds item %d", i, item)
+		}
+	}
+	if len(items) != 1000 {
+		t.Fatalf("took %d commands, want 1000", len(items))
+	}
+	wantCaps := []int{8, 16, 32, 64, 128, 256, 256, 256}
+	if len(caps) != len(wantCaps) {
+		t.Fatalf("segments of %v, want %v", caps, wantCaps)
+	}
+	for i := range caps {
+		if caps[i] != wantCaps[i] {
+			t.Fatalf("segments of %v, want %v", caps, wantCaps)
+		}
+	}
+	if b.take() != nil {
+		t.Fatal("a second take found commands")
+	}
+}
+
+func TestMailboxReusesItsSegments(t *testing.T) {
+	b := newTestMailbox()
+	putItems(b, 0, 1000)
+	b.recycle(b.take())
+	allocs := testing.AllocsPerRun(20, func() {
+		putItems(b, 0, 1000)
+		b.recycle(b.take())
+	})
+	if allocs != 0 {
+		t.Errorf("a busy mailbox allocated %v times per burst of 1000 commands", allocs)
+	}
+}
+
+func TestMailboxRecycleReleasesItems(t *testing.T) {
+	b := newMailbox[*int](new(atomic.Uint64), new(atomic.Bool))
+	for range 20 {
+		b.put(command[*int]{op: opAdd, item: new(int)})
+	}
+	chain := b.take()
+	b.recycle(chain)
+	for s := chain; s != nil; s = s.next {
+		for i, c := range s.commands[:cap(s.commands)] {
+			if c.item != nil {
+				t.Fatalf("a recycled segment still holds an item in slot %d", i)
+			}
+		}
+	}
+}
+
+func TestIdleMailboxKeepsOneSegment(t *testing.T) {
+	b := newTestMailbox()
+	putItems(b, 0, 1000)
+	b.recycle(b.take())
+	if b.take() != nil { // finds nothing: the owner goes to sleep
+		t.Fatal("took commands from an empty mailbox")
+	}
+	kept := 0
+	for s := b.free; s != nil; s = s.next {
+		kept++
+	}
+	if kept != 1 {
+		t.Errorf("an idle mailbox keeps %d segments, want 1", kept)
+	}
+	// The segment kept serves the next command.
+	putItems(b, 0, 1)
+	if b.free != nil {
+		t.Error("the next command took a new segment while one was kept")
+	}
+}
+
+func TestMailboxNeverUsedHoldsNoSegment(t *testing.T) {
+	b := newTestMailbox()
+	if b.take() != nil || b.head != nil || b.free != nil {
+		t.Error("a mailbox never used holds a segment")
+	}
+}
