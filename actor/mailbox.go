@@ -62,9 +62,9 @@ func newMailbox[T comparable](taken *atomic.Uint64, stopping *atomic.Bool) mailb
 	return mailbox[T]{wake: make(chan struct{}, 1), taken: taken, stopping: stopping}
 }
 
-// put stamps c with the watermark of takes, appends it and wakes the owner if it sleeps. A
-// shutdown command raises stopping as it goes in.
-func (b *mailbox[T]) put(c command[T]) {
+// put stamps c with the watermark of takes, appends it and wakes the owner if it sleeps,
+// reporting whether it did. A shutdown command raises stopping as it goes in.
+func (b *mailbox[T]) put(c command[T]) (woke bool) {
 	c.taken = b.taken.Load()
 	b.mu.Lock()
 	if c.op == opShutDown {
@@ -84,6 +84,7 @@ func (b *mailbox[T]) put(c command[T]) {
 		default: // a token is already waiting
 		}
 	}
+	return wake
 }
 
 // extend links an empty segment at the end of the chain and returns it: an emptied one when

@@ -111,3 +111,23 @@ func TestMailboxNeverUsedHoldsNoSegment(t *testing.T) {
 		t.Error("a mailbox never used holds a segment")
 	}
 }
+
+func TestMailboxPutReportsTheWake(t *testing.T) {
+	b := newTestMailbox()
+	if b.put(command[int]{op: opAdd}) {
+		t.Error("a put reported a wake before the owner ever slept")
+	}
+	b.recycle(b.take())
+	if b.take() != nil { // finds nothing: the owner goes to sleep
+		t.Fatal("took commands from an empty mailbox")
+	}
+	if !b.put(command[int]{op: opAdd}) {
+		t.Error("the first put after the owner fell asleep did not report a wake")
+	}
+	if len(b.wake) != 1 {
+		t.Error("the wake sent no token")
+	}
+	if b.put(command[int]{op: opAdd}) {
+		t.Error("a second put reported a wake of an owner already woken")
+	}
+}

@@ -1,5 +1,7 @@
 package actor
 
+import "runtime"
+
 // check panics in the caller's goroutine if item cannot be a map key.
 func (q *Queue[T]) check(method string, item T) {
 	if q.checkKeys {
@@ -47,7 +49,13 @@ func (q *Queue[T]) send(c command[T]) {
 		return
 	default:
 	}
-	q.mailbox.put(c)
+	if q.mailbox.put(c) && len(q.ready) == 0 {
+		// The runtime runs the owner this put woke on this processor, but only once this
+		// goroutine blocks. With no item ready, a getter may be waiting for what c brings:
+		// hand the processor over now. Under load the owner seldom sleeps, and with items
+		// ready the getters have work, so this costs nothing there.
+		runtime.Gosched()
+	}
 	// The owner closes handover before its last look at the mailbox. If handover is still open
 	// here, that look is yet to come and will find c; if it is closed, c may have arrived too
 	// late, and settle applies it.
