@@ -32,9 +32,11 @@ import (
 // gives the segments back emptied once it has applied them; they serve the next commands.
 //
 // When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
-// token on wake. Going to sleep, the owner keeps a single emptied segment and lets the rest
-// go, so that an idle queue does not keep the memory of its last burst; a queue never used
-// holds no segment at all.
+// token on wake. Going to sleep, the owner keeps two emptied segments and lets the rest go, so
+// that an idle queue does not keep the memory of its last burst; a queue never used holds no
+// segment at all. Two, because a queue woken now and then still has one segment on the owner's
+// side, being applied, while callers fill the other: with one kept, every such overlap would
+// allocate a segment.
 type mailbox[T comparable] struct {
 	mu         sync.Mutex
 	head, tail *segment[T] // the commands put and not yet taken; nil when there are none
@@ -117,8 +119,8 @@ func (b *mailbox[T]) take() *segment[T] {
 	defer b.mu.Unlock()
 	if b.head == nil {
 		b.sleeping = true
-		if b.free != nil {
-			b.free.next = nil // keep one emptied segment, let the others go
+		if b.free != nil && b.free.next != nil {
+			b.free.next.next = nil // keep two emptied segments, let the others go
 		}
 		return nil
 	}

@@ -84,25 +84,28 @@ func TestMailboxRecycleReleasesItems(t *testing.T) {
 	}
 }
 
-func TestIdleMailboxKeepsOneSegment(t *testing.T) {
+func TestIdleMailboxKeepsTwoSegments(t *testing.T) {
 	b := newTestMailbox()
 	putItems(b, 0, 1000)
 	b.recycle(b.take())
 	if b.take() != nil { // finds nothing: the owner goes to sleep
 		t.Fatal("took commands from an empty mailbox")
 	}
-	kept := 0
+	kept := map[*segment[int]]bool{}
 	for s := b.free; s != nil; s = s.next {
-		kept++
+		kept[s] = true
 	}
-	if kept != 1 {
-		t.Errorf("an idle mailbox keeps %d segments, want 1", kept)
+	if len(kept) != 2 {
+		t.Fatalf("an idle mailbox keeps %d segments, want 2", len(kept))
 	}
-	// The segment kept serves the next command.
+	// The segments kept serve the next commands, even while the owner applies the first.
 	putItems(b, 0, 1)
-	if b.free != nil {
-		t.Error("the next command took a new segment while one was kept")
+	chain := b.take()
+	putItems(b, 0, 1)
+	if !kept[chain] || !kept[b.head] {
+		t.Error("a command took a new segment while two were kept")
 	}
+	b.recycle(chain)
 }
 
 func TestMailboxNeverUsedHoldsNoSegment(t *testing.T) {
