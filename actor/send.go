@@ -49,11 +49,12 @@ func (q *Queue[T]) send(c command[T]) {
 		return
 	default:
 	}
-	if q.mailbox.put(c) && len(q.ready) == 0 {
+	if q.mailbox.put(c) && c.reply == nil && len(q.ready) == 0 {
 		// The runtime runs the owner this put woke on this processor, but only once this
-		// goroutine blocks. With no item ready, a getter may be waiting for what c brings:
-		// hand the processor over now. Under load the owner seldom sleeps, and with items
-		// ready the getters have work, so this costs nothing there.
+		// goroutine blocks. A caller that waits for an answer blocks at once; one that goes
+		// on, with no item ready, may keep a getter waiting for what c brings: it hands the
+		// processor over now. Under load the owner seldom sleeps, and with items ready the
+		// getters have work, so this costs nothing there.
 		runtime.Gosched()
 	}
 	// The owner closes handover before its last look at the mailbox. If handover is still open
