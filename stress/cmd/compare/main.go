@@ -41,11 +41,18 @@ func main() {
 	where := machine()
 	fmt.Fprintf(os.Stderr, "%s mode, %d rounds after a warm-up, on %s\n", m.name, m.rounds, where)
 
+	cpuBefore, cpuKnown := readCPUTimes()
 	res := run(plan(m, wakeupsOnce(m.idleQueues)), bench.Impls(), m.rounds, os.Stderr)
+	conditions := "Machine: " + where + "."
+	if cpuAfter, ok := readCPUTimes(); ok && cpuKnown {
+		if steal := stealDuring(cpuBefore, cpuAfter); steal != "" {
+			conditions += "\n" + steal
+		}
+	}
 
-	report := fmt.Sprintf("Measured %s with `%s` (%s mode, %d rounds, %s).\nMachine: %s.\n\n%s\n\n%s\n%s\n",
+	report := fmt.Sprintf("Measured %s with `%s` (%s mode, %d rounds, %s).\n%s\n\n%s\n\n%s\n%s\n",
 		started.Format("2006-01-02 15:04 MST"), command, m.name, m.rounds, time.Since(started).Round(time.Second),
-		where, tableLegend, res.markdown(), methods)
+		conditions, tableLegend, res.markdown(), methods)
 	fmt.Print(report)
 	if err := write(*outDir, report, res.chart("Throughput per row, median over rounds (longer is better) — "+started.Format("2006-01-02"))); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
