@@ -85,14 +85,16 @@ func referenceStep(b *workqueue.Backoff) time.Duration {
 }
 
 // checkWait checks a wait got from a backoff that started as start, against the wait before
-// jitter, want. Bounds with jitter are compared in float64, where the jitter is computed.
+// jitter, want. Jitter adds r·jitter·want for some r in [0, 1), computed in float64 and
+// truncated toward zero, so the added part lies exactly between zero and spread(want).
 func checkWait(t *testing.T, start workqueue.Backoff, jitter float64, got, want time.Duration) {
 	t.Helper()
+	spread := func(d time.Duration) time.Duration { return saturated(max(jitter, 0) * float64(d)) }
 	if jitter <= 0 {
 		if got != want {
 			t.Fatalf("%+v: wait %v, want %v", start, got, want)
 		}
-	} else if !between(float64(got), float64(want), saturatedFloat(float64(want)+jitter*float64(want))) {
+	} else if !between(got, want, saturatedSum(want, spread(want))) {
 		t.Fatalf("%+v: wait %v, want %v jittered by at most %v of it", start, got, want, jitter)
 	}
 	if start.Duration < 0 || start.Factor < 0 {
@@ -101,17 +103,24 @@ func checkWait(t *testing.T, start workqueue.Backoff, jitter float64, got, want 
 	if got < 0 {
 		t.Fatalf("%+v: negative wait %v", start, got)
 	}
-	if start.Cap > 0 && start.Duration <= start.Cap &&
-		got > start.Cap && float64(got) > float64(start.Cap)*(1+max(jitter, 0)) {
+	if start.Cap > 0 && start.Duration <= start.Cap && got > saturatedSum(start.Cap, spread(start.Cap)) {
 		t.Fatalf("%+v: wait %v above (1+Jitter)·Cap", start, got)
 	}
 }
 
 // between reports whether x lies between the bounds a and b, in either order.
-func between(x, a, b float64) bool { return min(a, b) <= x && x <= max(a, b) }
+func between(x, a, b time.Duration) bool { return min(a, b) <= x && x <= max(a, b) }
 
-// saturatedFloat clamps ns to the range of Duration.
-func saturatedFloat(ns float64) float64 { return float64(saturated(ns)) }
+// saturatedSum returns a + b, clamped to the range of Duration.
+func saturatedSum(a, b time.Duration) time.Duration {
+	switch {
+	case b > 0 && a > math.MaxInt64-b:
+		return math.MaxInt64
+	case b < 0 && a < math.MinInt64-b:
+		return math.MinInt64
+	}
+	return a + b
+}
 
 // saturated converts a number of nanoseconds to a Duration, clamped to the range of Duration;
 // NaN, which only 0·∞ gives here, is zero.

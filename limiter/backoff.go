@@ -65,9 +65,23 @@ func Jitter(d time.Duration, maxFactor float64) time.Duration {
 	return jitter(d, maxFactor, rand.Float64())
 }
 
-// jitter returns d + r·maxFactor·d, saturated; r is a random number in [0, 1).
+// jitter returns d + r·maxFactor·d, saturated; r is a random number in [0, 1). Like
+// apimachinery, it computes only the added part in float64 and adds it to d exactly: a sum
+// in float64 would round a d above 2⁵³ ns (104 days) by up to 512 ns either way.
 func jitter(d time.Duration, maxFactor, r float64) time.Duration {
-	return saturate(float64(d) + r*maxFactor*float64(d))
+	return add(d, saturate(r*maxFactor*float64(d)))
+}
+
+// add returns a + b, clamped to the range of Duration.
+func add(a, b time.Duration) time.Duration {
+	sum := a + b
+	switch {
+	case a > 0 && b > 0 && sum < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && sum >= 0:
+		return math.MinInt64
+	}
+	return sum
 }
 
 // scale returns d·factor, saturated.

@@ -47,6 +47,20 @@ func TestBackoffStep(t *testing.T) {
 			after:   Backoff{Duration: math.MaxInt64, Factor: 4, Steps: 0},
 		},
 		{
+			name:    "jitter adds to a duration beyond float64's precision without rounding it",
+			backoff: Backoff{Duration: 1<<62 + 1, Jitter: 1e-30, Steps: 1},
+			random:  0.5,
+			want:    []time.Duration{1<<62 + 1},
+			after:   Backoff{Duration: 1<<62 + 1, Jitter: 1e-30},
+		},
+		{
+			name:    "negative jitter saturates at the bottom",
+			backoff: Backoff{Duration: math.MinInt64 + 1, Jitter: 1},
+			random:  0.99,
+			want:    []time.Duration{math.MinInt64},
+			after:   Backoff{Duration: math.MinInt64 + 1, Jitter: 1},
+		},
+		{
 			name:    "jitter saturates too",
 			backoff: Backoff{Duration: math.MaxInt64, Jitter: 1},
 			random:  0.99,
