@@ -148,6 +148,32 @@ func TestPanickingMetricSurfacesInTheCaller(t *testing.T) {
 	})
 }
 
+func (p *faultyProvider) NewLatencyMetric(string) workqueue.HistogramMetric { return faultyLatency{p} }
+
+type faultyLatency struct{ p *faultyProvider }
+
+func (l faultyLatency) Observe(float64) {
+	if l.p.failing {
+		panic("latency failure")
+	}
+}
+
+// TestPanickingMetricInGetSurfacesInTheCaller: a metric that panics as an item starts its
+// processing panics in Get's caller, and the queue goes on.
+func TestPanickingMetricInGetSurfacesInTheCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mp := &faultyProvider{}
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "q", MetricsProvider: mp})
+		defer q.ShutDown()
+		q.Add("a")
+		mp.failing = true
+		assert.PanicsWithValue(t, "latency failure", func() { q.Get() })
+		mp.failing = false
+		q.Add("b")
+		assert.Equal(t, []string{"b"}, drainOrder[string](q))
+	})
+}
+
 func TestDoneOfAnItemNotBeingProcessed(t *testing.T) {
 	q := workqueue.NewTyped[string]()
 	defer q.ShutDown()

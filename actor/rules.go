@@ -19,8 +19,11 @@ const unfinishedPeriod = 500 * time.Millisecond
 // handover one caller at a time, holding the handover lock. They start no goroutines and
 // never block: every channel they send on has room by construction.
 type rules[T comparable] interface {
-	// exec applies c and answers its caller, if one waits.
+	// exec applies c and answers its caller, if one waits. It may panic: rules run foreign
+	// code (a storage, a rate limiter, metrics); fail then answers c.
 	exec(c *command[T])
+	// fail answers c with the panic p that exec raised.
+	fail(c *command[T], p any)
 	// wake does the work that time brings, at the end of a turn.
 	wake()
 	// refill hands items to waiting getters, at the end of a turn.
@@ -52,22 +55,18 @@ type base[T comparable] struct {
 	duePending bool      // an opDue is posted and not applied yet
 }
 
-// run applies c with apply and answers its caller, if one waits. A panic while applying c is
-// answered instead; with nobody waiting, it is stashed for the next caller that waits. apply
-// reports parked when the answer comes later (a drain that must wait, a parked getter).
+// run applies c with apply and answers its caller, if one waits. apply reports parked when the
+// answer comes later (a drain that must wait, a parked getter). A panic is left to the caller
+// of exec (see Queue.execAll), which answers it with fail.
 func (b *base[T]) run(c *command[T], apply func(*command[T]) (result[T], bool)) {
-	var r result[T]
-	parked := false
-	defer func() {
-		if p := recover(); p != nil {
-			r, parked = result[T]{fault: p}, false
-		}
-		if !parked {
-			b.answer(c.reply, r)
-		}
-	}()
-	r, parked = apply(c)
+	if r, parked := apply(c); !parked {
+		b.answer(c.reply, r)
+	}
 }
+
+// fail answers c with the panic p that applying it raised; with nobody waiting, p is stashed
+// for the next caller that waits.
+func (b *base[T]) fail(c *command[T], p any) { b.answer(c.reply, result[T]{fault: p}) }
 
 // answer sends r to reply, or stashes its fault when reply is nil. A stashed panic rides on the
 // first answer that has none of its own.

@@ -39,11 +39,33 @@ func (q *Queue[T]) turn(a *alarm) {
 // apply applies a chain of commands taken from the mailbox, in order, and recycles it.
 func (q *Queue[T]) apply(chain *segment[T]) {
 	for s := chain; s != nil; s = s.next {
-		for i := range s.commands {
-			q.m.exec(&s.commands[i])
-		}
+		q.execAll(s.commands)
 	}
 	q.mailbox.recycle(chain)
+}
+
+// execAll applies commands in order. A command whose rules panic is answered with the panic
+// (see rules.fail), and the commands after it are applied as usual.
+func (q *Queue[T]) execAll(commands []command[T]) {
+	for i := 0; i < len(commands); {
+		i = q.execFrom(commands, i)
+	}
+}
+
+// execFrom applies commands from the i-th on and returns len(commands); if one panics, it
+// answers that one with the panic and returns the index after it. One recover thus serves a
+// whole run of commands, rather than each command setting up its own.
+func (q *Queue[T]) execFrom(commands []command[T], i int) (next int) {
+	defer func() {
+		if p := recover(); p != nil {
+			q.m.fail(&commands[next], p)
+			next++
+		}
+	}()
+	for next = i; next < len(commands); next++ {
+		q.m.exec(&commands[next])
+	}
+	return next
 }
 
 // handOver gives the state up: from now on callers apply their own commands (see send).

@@ -172,6 +172,32 @@ func (s *failingStorage) Push(item string) {
 	s.FIFO.Push(item)
 }
 
+// TestAPanicSparesTheCommandsAfterIt: when one command of a batch panics, the owner keeps the
+// panic for a caller and goes on with the commands after it in the same batch.
+func TestAPanicSparesTheCommandsAfterIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(Config[string]{Storage: &pickyStorage{}}) // the owner is not running: the test turns it by hand
+		for _, item := range []string{"a", "bad", "b", "c"} {
+			q.mailbox.put(command[string]{op: opAdd, item: item})
+		}
+		var a alarm
+		q.turn(&a)
+		rules := q.m.(*fifo[string])
+		assert.Equal(t, 3, rules.state.Len(), "a, b and c are queued")
+		assert.Equal(t, "push failed: bad", rules.stash, "the panic is kept for the next caller")
+	})
+}
+
+// pickyStorage is a FIFO that refuses the item "bad".
+type pickyStorage struct{ queue.FIFO[string] }
+
+func (s *pickyStorage) Push(item string) {
+	if item == "bad" {
+		panic("push failed: bad")
+	}
+	s.FIFO.Push(item)
+}
+
 func TestAPanicWithNobodyWaitingReachesTheNextCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		storage := &failingStorage{}

@@ -67,19 +67,19 @@ func (q *Queue[T]) send(c command[T]) {
 	}
 }
 
-// settleOwn is settle of a command of the caller's own. Taking its address here, not in send,
+// settleOwn is settle of a command of the caller's own. Making it a slice here, not in send,
 // keeps send's command on the stack: escape analysis would move it to the heap on every call.
-func (q *Queue[T]) settleOwn(c command[T]) { q.settle(&c) }
+func (q *Queue[T]) settleOwn(c command[T]) { q.settle([]command[T]{c}) }
 
-// settle applies, holding the handover lock, whatever is left in the mailbox and then c.
-func (q *Queue[T]) settle(c *command[T]) {
+// settle applies, holding the handover lock, whatever is left in the mailbox and then own.
+func (q *Queue[T]) settle(own []command[T]) {
 	q.tomb.Lock()
 	defer q.tomb.Unlock()
 	q.drainMailbox()
-	if c != nil {
-		c.taken = q.taken.Load() // applied now, so stamped now
-		q.m.exec(c)
+	for i := range own {
+		own[i].taken = q.taken.Load() // applied now, so stamped now
 	}
+	q.execAll(own)
 }
 
 // drainMailbox applies every command in the mailbox, in a turn of its own: the first command
