@@ -54,7 +54,7 @@ func TestBackoffStep(t *testing.T) {
 			after:   Backoff{Duration: 1<<62 + 1, Jitter: 1e-30},
 		},
 		{
-			name:    "negative jitter saturates at the bottom",
+			name:    "the jitter of a negative duration saturates at the bottom",
 			backoff: Backoff{Duration: math.MinInt64 + 1, Jitter: 1},
 			random:  0.99,
 			want:    []time.Duration{math.MinInt64},
