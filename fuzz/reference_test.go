@@ -61,8 +61,12 @@ type refFastSlow[T comparable] struct {
 	fastTries  int
 }
 
+// when counts the failure, then reads the count back as client-go does. The two differ for an
+// item not equal to itself (a NaN): the read finds nothing, so it is 0, and with no fast tries
+// such an item still gets the fast delay.
 func (r refFastSlow[T]) when(item T, _ time.Time) time.Duration {
-	if r.record(item) < r.fastTries {
+	r.record(item)
+	if r.failures[item] <= r.fastTries {
 		return r.fast
 	}
 	return r.slow
