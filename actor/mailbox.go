@@ -32,11 +32,13 @@ import (
 // gives the segments back emptied once it has applied them; they serve the next commands.
 //
 // When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
-// token on wake. Going to sleep, the owner keeps two emptied segments and lets the rest go, so
-// that an idle queue does not keep the memory of its last burst; a queue never used holds no
-// segment at all. Two, because a queue woken now and then still has one segment on the owner's
-// side, being applied, while callers fill the other: with one kept, every such overlap would
-// allocate a segment.
+// token on wake. Going to sleep, the owner keeps the two largest emptied segments and lets the
+// rest go, so that an idle queue keeps at most 2·maxSegment commands' worth of memory after a
+// burst, whatever its size; a queue never used holds no segment at all. Two, because a queue
+// woken now and then still has one segment on the owner's side, being applied, while callers
+// fill the other: with one kept, every such overlap would allocate a segment. The largest,
+// because a queue whose bursts are separated by sleeps (retries waiting out their backoff, say)
+// would otherwise allocate every segment of every burst afresh but the first two, the smallest.
 type mailbox[T comparable] struct {
 	mu         sync.Mutex
 	head, tail *segment[T] // the commands put and not yet taken; nil when there are none
@@ -119,14 +121,33 @@ func (b *mailbox[T]) take() *segment[T] {
 	defer b.mu.Unlock()
 	if b.head == nil {
 		b.sleeping = true
-		if b.free != nil && b.free.next != nil {
-			b.free.next.next = nil // keep two emptied segments, let the others go
-		}
+		b.keepLargest()
 		return nil
 	}
 	chain := b.head
 	b.head, b.tail = nil, nil
 	return chain
+}
+
+// keepLargest cuts the emptied segments down to the two largest, the larger first: the next
+// burst fills it first.
+func (b *mailbox[T]) keepLargest() {
+	var first, second *segment[T]
+	for s := b.free; s != nil; s = s.next {
+		switch {
+		case first == nil || cap(s.commands) > cap(first.commands):
+			first, second = s, first
+		case second == nil || cap(s.commands) > cap(second.commands):
+			second = s
+		}
+	}
+	if second != nil {
+		second.next = nil
+	}
+	if first != nil {
+		first.next = second
+	}
+	b.free = first
 }
 
 // recycle gives back a chain the owner has applied, for the commands to come.

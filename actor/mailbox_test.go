@@ -86,7 +86,7 @@ func TestMailboxRecycleReleasesItems(t *testing.T) {
 
 func TestIdleMailboxKeepsTwoSegments(t *testing.T) {
 	b := newTestMailbox()
-	putItems(b, 0, 1000)
+	putItems(b, 0, 1000) // segments of 8, 16, 32, 64, 128, 256, 256 and 256 commands
 	b.recycle(b.take())
 	if b.take() != nil { // finds nothing: the owner goes to sleep
 		t.Fatal("took commands from an empty mailbox")
@@ -94,6 +94,9 @@ func TestIdleMailboxKeepsTwoSegments(t *testing.T) {
 	kept := map[*segment[int]]bool{}
 	for s := b.free; s != nil; s = s.next {
 		kept[s] = true
+		if cap(s.commands) != maxSegment {
+			t.Errorf("an idle mailbox keeps a segment of %d commands, want the largest (%d)", cap(s.commands), maxSegment)
+		}
 	}
 	if len(kept) != 2 {
 		t.Fatalf("an idle mailbox keeps %d segments, want 2", len(kept))
@@ -106,6 +109,22 @@ func TestIdleMailboxKeepsTwoSegments(t *testing.T) {
 		t.Error("a command took a new segment while two were kept")
 	}
 	b.recycle(chain)
+}
+
+// A queue whose bursts are separated by sleeps, as a retry loop's are, reuses what it kept.
+func TestMailboxReusesItsSegmentsAcrossSleeps(t *testing.T) {
+	b := newTestMailbox()
+	burst := func() {
+		putItems(b, 0, 2*maxSegment)
+		b.recycle(b.take())
+		if b.take() != nil { // the owner goes to sleep
+			t.Fatal("took commands from an empty mailbox")
+		}
+	}
+	burst()
+	if allocs := testing.AllocsPerRun(20, burst); allocs != 0 {
+		t.Errorf("a burst of %d commands after a sleep allocated %v times", 2*maxSegment, allocs)
+	}
 }
 
 func TestMailboxNeverUsedHoldsNoSegment(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package queue is the state machine behind every workqueue: which items wait, which are being
 // processed, and which were added again while being processed. It is plain single-goroutine
-// code: no goroutines, no locks, no clock: the instant of a reservation is an argument. The actor package runs one State per queue inside
-// the queue's owner goroutine.
+// code: no goroutines, no locks, no clock (the instant of a reservation is an argument). The
+// actor package runs one State per queue inside the queue's owner goroutine.
 //
 // # Contract
 //
