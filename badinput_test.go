@@ -159,18 +159,59 @@ func (l faultyLatency) Observe(float64) {
 }
 
 // TestPanickingMetricInGetSurfacesInTheCaller: a metric that panics as an item starts its
-// processing panics in Get's caller, and the queue goes on.
+// processing panics in Get's caller, and the queue goes on. A Get that panics hands out
+// nothing, so the item waits again, behind the others (client-go's Get loses it).
 func TestPanickingMetricInGetSurfacesInTheCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mp := &faultyProvider{}
 		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "q", MetricsProvider: mp})
 		defer q.ShutDown()
 		q.Add("a")
+		q.Add("b")
 		mp.failing = true
 		assert.PanicsWithValue(t, "latency failure", func() { q.Get() })
 		mp.failing = false
-		q.Add("b")
-		assert.Equal(t, []string{"b"}, drainOrder[string](q))
+		assert.Equal(t, 2, q.Len(), "the item of the Get that panicked waits again")
+		assert.Equal(t, []string{"b", "a"}, drainOrder[string](q))
+		assert.Equal(t, 0, mp.depth.count(), "the depth counts the item again once it is back")
+	})
+}
+
+// TestPanickingMetricInGetAfterShutDown: after shutdown, Get still hands out the items left, and
+// one whose Get panicked is among them, whether it came from the items read ahead or was
+// reserved on the spot.
+func TestPanickingMetricInGetAfterShutDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mp := &faultyProvider{}
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "q", MetricsProvider: mp})
+		q.Add("a")
+		q.ShutDown()
+		mp.failing = true
+		assert.PanicsWithValue(t, "latency failure", func() { q.Get() }, "read ahead")
+		assert.PanicsWithValue(t, "latency failure", func() { q.Get() }, "given back, then reserved")
+		mp.failing = false
+		item, shutdown := q.Get()
+		assert.Equal(t, "a", item)
+		assert.False(t, shutdown)
+		q.Done(item)
+		_, shutdown = q.Get()
+		assert.True(t, shutdown)
+	})
+}
+
+// TestPanickingMetricInPriorityGet: a priority queue hands items out in its owner goroutine;
+// a metric that panics there panics in Get's caller, and the item waits again.
+func TestPanickingMetricInPriorityGet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mp := &faultyProvider{}
+		q := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{Name: "q", MetricsProvider: mp})
+		defer q.ShutDown()
+		q.Add("a")
+		mp.failing = true
+		assert.PanicsWithValue(t, "latency failure", func() { q.Get() })
+		mp.failing = false
+		assert.Equal(t, []string{"a"}, drainOrder[string](q))
+		assert.Equal(t, 0, mp.depth.count())
 	})
 }
 

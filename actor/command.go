@@ -16,6 +16,7 @@ const (
 	opWant                     // a getter waits (a FIFO queue with a storage not read ahead)
 	opUnwant                   // a getter that waited has given up (a priority queue: reply)
 	opTaken                    // a getter took an item: apply its stamp now (for metrics)
+	opGiveBack                 // item, handed to a getter that panicked instead, waits again
 	opDone                     // item
 	opLen                      // answers n
 	opSnapshot                 // answers snapshot

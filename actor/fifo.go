@@ -26,7 +26,10 @@ type fifo[T comparable] struct {
 }
 
 func (m *fifo[T]) exec(c *command[T]) {
-	m.take(c.taken) // the takes that happened before c
+	// The takes that happened before c. A panic of the metrics meanwhile is stashed: it reaches
+	// c's caller, or the next that waits, with the answer (a getter confirming its take gives
+	// its item back, see Queue.take).
+	m.keep(m.take(c.taken))
 	m.run(c, m.apply)
 }
 
@@ -69,6 +72,8 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 		// serves the next getter that asks.
 		m.wanted--
 	case opTaken: // the stamp did it
+	case opGiveBack:
+		m.giveBack(c.item)
 	case opDone:
 		m.done(c.item)
 	case opLen:
@@ -109,18 +114,33 @@ func (m *fifo[T]) add(item T) {
 	}
 }
 
-// take starts every reservation up to upTo that is not started yet.
-func (m *fifo[T]) take(upTo uint64) {
-	for {
-		item, ok := m.state.TakeNext(upTo)
-		if !ok {
-			return
-		}
+// take starts every reservation up to upTo that is not started yet. It returns the first panic
+// of the metrics, if they raised any, rather than raising it: every reservation starts all the
+// same, so that none is left reserved behind one whose metrics failed.
+func (m *fifo[T]) take(upTo uint64) (fault any) {
+	for item, ok := m.state.TakeNext(upTo); ok; item, ok = m.state.TakeNext(upTo) {
 		if m.metrics.Enabled() {
-			now := m.clock.Now()
-			m.metrics.Started(item, 0, now)
-			m.started(now)
+			if p := m.started(item, 0, m.clock.Now()); fault == nil {
+				fault = p
+			}
 		}
+	}
+	return fault
+}
+
+// giveBack ends the processing of item, handed to a getter that panicked instead, as though it
+// had never been handed out: it waits again, at the back of the queue, even after shutdown, for
+// the items still waiting then are handed out too. (client-go's Get loses the item.)
+func (m *fifo[T]) giveBack(item T) {
+	m.state.Add(item) // being processed: marked to go back into storage on Done
+	if !m.state.Done(item) {
+		return
+	}
+	if m.state.Processing() == 0 {
+		m.releaseDrainers()
+	}
+	if m.metrics.Enabled() {
+		m.returned(item, 0, m.clock.Now())
 	}
 }
 
@@ -141,28 +161,37 @@ func (m *fifo[T]) done(item T) {
 // getters once the queue is shutting down, when items no longer move ahead to ready: the
 // items already there come first, as they are the oldest.
 func (m *fifo[T]) getNow() result[T] {
+	var item T
+	var fault any
 	select {
 	case h := <-m.ready:
 		if h.fault != nil {
 			panic(h.fault)
 		}
 		raise(m.taken, h.seq) // for the commands still to be stamped
-		m.take(h.seq)
-		return result[T]{item: h.item}
+		item, fault = h.item, m.take(h.seq)
 	default:
+		// Every reservation has left ready: each is in the hands of a getter whose take is on
+		// its way. Take them all before counting the queue empty, so that no later command
+		// counts one of them as waiting.
+		last := m.state.LastReservation()
+		raise(m.taken, last)
+		fault = m.take(last)
+		next, seq, ok := m.state.Reserve(m.now())
+		if !ok {
+			m.keep(fault)
+			return result[T]{shutdown: true}
+		}
+		raise(m.taken, seq)
+		item = next
+		if p := m.take(seq); fault == nil {
+			fault = p
+		}
 	}
-	// Every reservation has left ready: each is in the hands of a getter whose take is on its
-	// way. Take them all before counting the queue empty, so that no later command counts one
-	// of them as waiting.
-	last := m.state.LastReservation()
-	raise(m.taken, last)
-	m.take(last)
-	item, seq, ok := m.state.Reserve(m.now())
-	if !ok {
-		return result[T]{shutdown: true}
+	if fault = m.owed(fault); fault != nil {
+		m.giveBack(item)
+		return result[T]{fault: fault}
 	}
-	raise(m.taken, seq)
-	m.take(seq)
 	return result[T]{item: item}
 }
 

@@ -55,14 +55,19 @@ func (q *Queue[T]) get(ctx context.Context) (item T, shutdown bool, err error) {
 // take records that this getter took h, and returns its item. Raising the watermark is the
 // whole of it: every command sent from now on carries the take in its stamp (see mailbox). A
 // queue whose owner runs foreign code also has it applied before Get returns, so that the
-// metrics are current and a panic reaches this caller.
+// metrics are current and a panic reaches this caller. A Get that panics hands out nothing:
+// the item goes back to the queue rather than stay in processing, where nobody would call
+// Done for it.
 func (q *Queue[T]) take(h handoff[T]) T {
 	if h.fault != nil {
 		panic(h.fault)
 	}
 	raise(&q.taken, h.seq)
 	if q.waits {
-		q.call(command[T]{op: opTaken})
+		if r := q.ask(command[T]{op: opTaken}); r.fault != nil {
+			q.send(command[T]{op: opGiveBack, item: h.item})
+			panic(r.fault)
+		}
 	}
 	return h.item
 }

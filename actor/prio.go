@@ -116,21 +116,37 @@ func (m *prio[T]) add(item T, priority int, after time.Duration, rateLimited boo
 	}
 }
 
-// refill hands the best ready items to the getters that wait, oldest getter first.
+// refill hands the best ready items to the getters that wait, oldest getter first. A getter
+// that must raise a panic instead (of the metrics, as its item starts, or stashed) gets the
+// panic, and its item goes back to the queue for the next getter.
 func (m *prio[T]) refill() {
 	for len(m.getters) > 0 {
 		item, p, ok := m.state.HandOut(m.now())
 		if !ok {
 			return
 		}
+		var fault any
 		if m.metrics.Enabled() {
-			now := m.clock.Now()
-			m.metrics.Started(item, p, now)
-			m.started(now)
+			fault = m.started(item, p, m.clock.Now())
 		}
 		getter := m.getters[0]
 		m.getters = slices.Delete(m.getters, 0, 1)
+		if fault = m.owed(fault); fault != nil {
+			m.giveBack(item, p)
+			m.answer(getter, result[T]{fault: fault})
+			continue
+		}
 		m.answer(getter, result[T]{item: item, n: p})
+	}
+}
+
+// giveBack returns item, of priority, handed to a getter that panicked instead, to the ready
+// items, behind those of its priority.
+func (m *prio[T]) giveBack(item T, priority int) {
+	m.state.Done(item)
+	m.state.Add(item, priority, time.Time{})
+	if m.metrics.Enabled() {
+		m.returned(item, priority, m.clock.Now())
 	}
 }
 

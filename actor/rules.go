@@ -88,6 +88,16 @@ func (b *base[T]) keep(p any) {
 	}
 }
 
+// owed returns the panic owed to the caller about to be answered: fault if there is one, else
+// the stashed one, which it takes. The rules ask before an answer that hands out an item, and
+// give the item back if one is owed: a Get that panics hands out nothing.
+func (b *base[T]) owed(fault any) any {
+	if fault == nil {
+		fault, b.stash = b.stash, nil
+	}
+	return fault
+}
+
 // guard runs f, stashing its panic: for work that no caller waits on.
 func (b *base[T]) guard(f func()) {
 	defer func() {
@@ -182,12 +192,23 @@ func (b *base[T]) wakeFor(due time.Time, ok bool) {
 	b.tick(now)
 }
 
-// started counts an item as handed out at now for the unfinished-work ticks, which run while
-// an item is in processing.
-func (b *base[T]) started(now time.Time) {
+// started records that item, of priority, started its processing at now, in the metrics and
+// for the unfinished-work ticks, which run while an item is in processing. It returns the
+// panic of the metrics, if any, rather than raising it: the item has started all the same.
+func (b *base[T]) started(item T, priority int, now time.Time) (fault any) {
 	if b.tickAt.IsZero() && !b.shuttingDown {
 		b.tickAt = b.nextTick(now)
 	}
+	defer func() { fault = recover() }()
+	b.metrics.Started(item, priority, now)
+	return nil
+}
+
+// returned records in the metrics that item, of priority, went back to the queue at now, given
+// back by a getter that panicked. A panic of the metrics is stashed: no caller waits on this.
+func (b *base[T]) returned(item T, priority int, now time.Time) {
+	defer func() { b.keep(recover()) }()
+	b.metrics.Returned(item, priority, now)
 }
 
 // tick updates the unfinished-work gauges when due at now, and schedules the next tick while

@@ -29,14 +29,20 @@ func (q *Queue[T]) limit(c command[T]) {
 
 // call sends c and waits for the answer, raising any panic the command caused.
 func (q *Queue[T]) call(c command[T]) result[T] {
+	r := q.ask(c)
+	if r.fault != nil {
+		panic(r.fault)
+	}
+	return r
+}
+
+// ask sends c and waits for the answer, which may carry a panic for the caller to raise.
+func (q *Queue[T]) ask(c command[T]) result[T] {
 	reply := q.replies.Get().(chan result[T])
 	c.reply = reply
 	q.send(c)
 	r := <-reply
 	q.replies.Put(reply)
-	if r.fault != nil {
-		panic(r.fault)
-	}
 	return r
 }
 

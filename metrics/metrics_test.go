@@ -91,6 +91,23 @@ func TestUnfinishedSumsAndLongest(t *testing.T) {
 	}
 }
 
+// TestReturnedItemWaitsAgain: an item handed out and given back unprocessed counts in the depth
+// again, no longer in processing, and its next wait counts from its return.
+func TestReturnedItemWaitsAgain(t *testing.T) {
+	p := &fake{}
+	m := New[string](Config{Name: "q", Provider: p})
+	m.Added("a", 0, at(0))
+	m.Started("a", 0, at(100))
+	m.Returned("a", 0, at(300))
+	if depth := p.depth.inc - p.depth.dec; depth != 1 || p.adds.inc != 1 || m.InFlight() {
+		t.Errorf("depth %d, adds %d, in flight %v; want 1, 1, false", depth, p.adds.inc, m.InFlight())
+	}
+	m.Started("a", 0, at(700))
+	if want := []float64{0.1, 0.4}; fmt.Sprint(p.latency.observations) != fmt.Sprint(want) {
+		t.Errorf("latencies %v, want %v", p.latency.observations, want)
+	}
+}
+
 func TestNoMetricsWithoutNameOrProvider(t *testing.T) {
 	p := &fake{}
 	if m := New[string](Config{Provider: p}); m != nil || m.Enabled() {
@@ -106,6 +123,7 @@ func TestNoMetricsWithoutNameOrProvider(t *testing.T) {
 	m.Added("a", 0, t0)
 	m.Started("a", 0, t0)
 	m.Finished("a", t0)
+	m.Returned("a", 0, t0)
 	m.UpdateUnfinished(t0)
 	if NewRetries("", p) != nil {
 		t.Error("an unnamed queue has a retries counter")

@@ -111,6 +111,20 @@ func (m *Queue[T]) Started(item T, priority int, now time.Time) {
 	}
 }
 
+// Returned records that item, handed out at some point, went back to the queue unprocessed at
+// now (its getter panicked instead): it counts in the depth again and no longer as in
+// processing, and its wait counts from now.
+func (m *Queue[T]) Returned(item T, priority int, now time.Time) {
+	if !m.Enabled() {
+		return
+	}
+	delete(m.startedAt, item)
+	if _, ok := m.addedAt[item]; !ok {
+		m.addedAt[item] = now
+	}
+	m.incDepth(priority)
+}
+
 // Finished records that the processing of item ended at now.
 func (m *Queue[T]) Finished(item T, now time.Time) {
 	if !m.Enabled() {
