@@ -29,7 +29,9 @@ func (m *fifo[T]) exec(c *command[T]) {
 	// The takes that happened before c. A panic of the metrics meanwhile is stashed: it reaches
 	// c's caller, or the next that waits, with the answer (a getter confirming its take gives
 	// its item back, see Queue.take).
-	m.keep(m.take(c.taken))
+	if p := m.take(c.taken); p != nil {
+		m.keep(p)
+	}
 	m.run(c, m.apply)
 }
 
