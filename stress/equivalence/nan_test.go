@@ -55,7 +55,8 @@ func limiterCalls(l clientgo.TypedRateLimiter[float64]) []any {
 // (here zero) adds it at once in both libraries, where any other item waits the slow hour.
 func TestNaNRetriedWithNoFastAttempts(t *testing.T) {
 	queues := map[string]clientgo.TypedRateLimitingInterface[float64]{
-		"client-go": clientgo.NewTypedRateLimitingQueue(clientgo.NewTypedItemFastSlowRateLimiter[float64](0, time.Hour, 0)),
+		"client-go": clientgo.NewTypedRateLimitingQueue(
+			clientgo.NewTypedItemFastSlowRateLimiter[float64](0, time.Hour, 0)),
 		"actorqueue": actorqueue.NewTypedRateLimitingQueue(
 			actorqueue.NewTypedItemFastSlowRateLimiter[float64](0, time.Hour, 0)),
 	}
