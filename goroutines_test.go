@@ -86,11 +86,14 @@ func TestNoGoroutineLeftWhenShutDownReturns(t *testing.T) {
 	}
 }
 
+// TestIdleQueueMakesNoWakeUps: once its delayed items are out, a rate-limiting queue asks its
+// clock for nothing more. (A queue with metrics on an injected clock ticks like client-go's:
+// see TestMetricsOnAnInjectedClockTickUntilShutDown.)
 func TestIdleQueueMakesNoWakeUps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clock := newFakeClock()
 		q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Clock: clock, Name: "idle", MetricsProvider: &provider{}})
+			workqueue.TypedRateLimitingQueueConfig[string]{Clock: clock, Name: "idle"})
 		defer q.ShutDown()
 		q.AddAfter("a", time.Second)
 		clock.Step(time.Second)

@@ -16,19 +16,21 @@ type metric struct {
 	mu           sync.Mutex
 	inc, dec     int
 	set          float64
+	sets         int
 	observations []float64
 }
 
 func (m *metric) Inc()          { m.mu.Lock(); m.inc++; m.mu.Unlock() }
 func (m *metric) Dec()          { m.mu.Lock(); m.dec++; m.mu.Unlock() }
-func (m *metric) Set(f float64) { m.mu.Lock(); m.set = f; m.mu.Unlock() }
+func (m *metric) Set(f float64) { m.mu.Lock(); m.set = f; m.sets++; m.mu.Unlock() }
 func (m *metric) Observe(f float64) {
 	m.mu.Lock()
 	m.observations = append(m.observations, f)
 	m.mu.Unlock()
 }
 
-func (m *metric) count() int { m.mu.Lock(); defer m.mu.Unlock(); return m.inc - m.dec }
+func (m *metric) count() int    { m.mu.Lock(); defer m.mu.Unlock(); return m.inc - m.dec }
+func (m *metric) setCalls() int { m.mu.Lock(); defer m.mu.Unlock(); return m.sets }
 func (m *metric) value() float64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -103,33 +105,53 @@ func TestMetrics(t *testing.T) {
 	})
 }
 
-func TestMetricsWakeNoOneWhileNothingIsInFlight(t *testing.T) {
+// TestMetricsOnTheRealClockTickOnlyWhileInFlight: on the real clock, the unfinished-work gauges
+// move only while items are in processing, and once more to zero after, so an idle queue never
+// wakes up. (client-go sets them every 500 ms, forever.)
+func TestMetricsOnTheRealClockTickOnlyWhileInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mp := &provider{}
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "idle", MetricsProvider: mp})
+		defer q.ShutDown()
+		time.Sleep(time.Hour)
+		assert.Equal(t, 0, mp.unfinished.setCalls(), "an idle queue sleeps")
+
+		q.Add("a")
+		a, _ := q.Get()
+		time.Sleep(time.Second + time.Millisecond)
+		assert.Equal(t, 1.0, mp.unfinished.value(), "ticks every 500 ms from the queue's creation")
+		q.Done(a)
+		time.Sleep(time.Second)
+		assert.Equal(t, 0.0, mp.unfinished.value())
+		ticked := mp.unfinished.setCalls()
+		time.Sleep(time.Hour)
+		assert.Equal(t, ticked, mp.unfinished.setCalls(), "idle again: no more ticks")
+	})
+}
+
+// TestMetricsOnAnInjectedClockTickUntilShutDown: on a clock of the caller's, the gauges keep
+// client-go's schedule, idle or not, until shutdown: a test can wait for the clock's waiter and
+// see each tick. stress/equivalence compares the calls with client-go's, step by step.
+func TestMetricsOnAnInjectedClockTickUntilShutDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clock := newFakeClock()
 		mp := &provider{}
 		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "idle", MetricsProvider: mp, Clock: clock})
-		defer q.ShutDown()
+		synctest.Wait()
+		assert.Equal(t, 1, clock.Afters(), "waits for the first tick as soon as it exists")
 		for range 100 {
-			clock.Step(time.Second)
+			clock.Step(500 * time.Millisecond)
 			synctest.Wait()
 		}
-		assert.Equal(t, 0, clock.Afters(), "an idle queue asks its clock for no wake-up")
+		assert.Equal(t, 100, mp.unfinished.setCalls())
+		assert.Equal(t, 100, mp.longest.setCalls())
 
-		q.Add("a")
-		a, _ := q.Get()
-		clock.Step(time.Second)
-		synctest.Wait()
-		assert.Equal(t, 1.0, mp.unfinished.value())
-		q.Done(a)
-		clock.Step(time.Second)
-		synctest.Wait()
-		assert.Equal(t, 0.0, mp.unfinished.value())
-		asked := clock.Afters()
-		for range 100 {
-			clock.Step(time.Second)
+		q.ShutDown()
+		for range 10 {
+			clock.Step(500 * time.Millisecond)
 			synctest.Wait()
 		}
-		assert.Equal(t, asked, clock.Afters(), "idle again: no more wake-ups")
+		assert.Equal(t, 100, mp.unfinished.setCalls(), "no tick after shutdown")
 	})
 }
 

@@ -105,12 +105,21 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 	q.origin = q.clock.Now()
 	q.mailbox = newMailbox[T](&q.taken, &q.stopping)
 	q.replies.New = func() any { return make(chan result[T], 1) }
-	return q, base[T]{
+	b := base[T]{
 		clock:    q.clock,
 		metrics:  meters,
 		mailbox:  &q.mailbox,
 		closing:  q.closing,
 		stopping: &q.stopping,
 		created:  q.origin,
+		// On the real clock, a tick while nothing is in processing would set the gauges to
+		// the zero they read already: only the wake-up would show. An injected clock is a
+		// test's, which can see its waiters and the gauges' Set calls, so there the ticks
+		// keep client-go's schedule: every unfinishedPeriod from creation until shutdown.
+		ticking: c != nil && meters.Enabled(),
 	}
+	if b.ticking {
+		b.tickAt = b.nextTick(b.created)
+	}
+	return q, b
 }

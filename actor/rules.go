@@ -10,8 +10,8 @@ import (
 	"github.com/actorqueue/workqueue/metrics"
 )
 
-// unfinishedPeriod is how often the unfinished-work gauges move while items are in processing,
-// as in client-go.
+// unfinishedPeriod is how often the unfinished-work gauges move, as in client-go: while items
+// are in processing, and all the time on an injected clock (see base.ticking).
 const unfinishedPeriod = 500 * time.Millisecond
 
 // rules are a queue's state and the rules that apply commands to it: client-go's (fifo) or
@@ -51,6 +51,7 @@ type base[T comparable] struct {
 
 	created    time.Time // the queue's origin: of its instants, and of the unfinished-work ticks
 	tickAt     time.Time // next unfinished-work update; zero while none is due
+	ticking    bool      // the ticks run from creation until shutdown, not only while in flight
 	instant    time.Time // the current instant, read once per turn; zero until read
 	duePending bool      // an opDue is posted and not applied yet
 }
@@ -212,14 +213,15 @@ func (b *base[T]) returned(item T, priority int, now time.Time) {
 }
 
 // tick updates the unfinished-work gauges when due at now, and schedules the next tick while
-// items are in processing: one more tick after the last Done sets them to zero.
+// items are in processing: one more tick after the last Done sets them to zero. A queue whose
+// ticks are ticking schedules the next one all the same.
 func (b *base[T]) tick(now time.Time) {
 	if b.tickAt.IsZero() || now.Before(b.tickAt) {
 		return
 	}
 	b.guard(func() { b.metrics.UpdateUnfinished(now) })
 	b.tickAt = time.Time{}
-	if b.metrics.InFlight() {
+	if b.ticking || b.metrics.InFlight() {
 		b.tickAt = b.nextTick(now)
 	}
 }

@@ -6,6 +6,7 @@ func (q *Queue[T]) run() {
 	defer close(q.exited)
 	a := alarm{clock: q.alarmWith}
 	defer a.stop()
+	a.set(q.m.deadline())
 	for !q.m.finished() {
 		q.turn(&a)
 	}

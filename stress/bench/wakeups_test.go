@@ -91,3 +91,13 @@ func TestIdleWakeupsCountsMetricsUpdates(t *testing.T) {
 		t.Errorf("IdleWakeups = %v per minute, want 126", got)
 	}
 }
+
+func TestIdleActorQueuesWakeNever(t *testing.T) {
+	// On the real clock, whatever the kind: no heartbeat, and no metrics tick while nothing is
+	// in processing.
+	for _, k := range Kinds {
+		if got := IdleWakeups(t, ActorQueue(), k, 2, time.Minute); got != 0 {
+			t.Errorf("%v: IdleWakeups = %v per minute, want 0", k, got)
+		}
+	}
+}

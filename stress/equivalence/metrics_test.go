@@ -1,0 +1,184 @@
+package equivalence
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	clientgo "k8s.io/client-go/util/workqueue"
+	testingclock "k8s.io/utils/clock/testing"
+
+	actorqueue "github.com/actorqueue/workqueue"
+)
+
+// TestMetricsOnAFakeClock runs client-go's own metrics tests (TestMetrics, then
+// TestMetricShutdown), through the public constructors, on both libraries with a fake clock,
+// and compares every call the queues make to their metrics, step by step, and whether the
+// clock has waiters. With a clock of the
+// test's own, the unfinished-work gauges follow client-go's schedule: the clock has a waiter as
+// soon as the queue exists (client-go's tests wait for it), the gauges are set every 500 ms from
+// creation, through idle periods, and never after shutdown.
+func TestMetricsOnAFakeClock(t *testing.T) {
+	type constructor func(clock *testingclock.FakeClock, p *metricCalls) clientgo.TypedInterface[string]
+	kinds := map[string][2]constructor{
+		"plain": {
+			func(c *testingclock.FakeClock, p *metricCalls) clientgo.TypedInterface[string] {
+				return clientgo.NewTypedWithConfig(clientgo.TypedQueueConfig[string]{
+					Name: "test", Clock: c, MetricsProvider: clientGoMetrics{p}})
+			},
+			func(c *testingclock.FakeClock, p *metricCalls) clientgo.TypedInterface[string] {
+				return actorqueue.NewTypedWithConfig(actorqueue.TypedQueueConfig[string]{
+					Name: "test", Clock: c, MetricsProvider: actorQueueMetrics{p}})
+			},
+		},
+		"rate-limiting": {
+			func(c *testingclock.FakeClock, p *metricCalls) clientgo.TypedInterface[string] {
+				return clientgo.NewTypedRateLimitingQueueWithConfig(clientgo.DefaultTypedControllerRateLimiter[string](),
+					clientgo.TypedRateLimitingQueueConfig[string]{Name: "test", Clock: c, MetricsProvider: clientGoMetrics{p}})
+			},
+			func(c *testingclock.FakeClock, p *metricCalls) clientgo.TypedInterface[string] {
+				return actorqueue.NewTypedRateLimitingQueueWithConfig(actorqueue.DefaultTypedControllerRateLimiter[string](),
+					actorqueue.TypedRateLimitingQueueConfig[string]{Name: "test", Clock: c, MetricsProvider: actorQueueMetrics{p}})
+			},
+		},
+	}
+	for kind, pair := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			want, got := metricsScenario(t, pair[0]), metricsScenario(t, pair[1])
+			for i := range max(len(want), len(got)) {
+				w, g := at(want, i), at(got, i)
+				if w != g {
+					t.Fatalf("after step %d, actorqueue's metrics\n%s\nclient-go's\n%s", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// metricsScenario plays client-go's metrics tests on a queue from newQueue, and returns, after
+// each step, whether the clock has waiters and the calls made to every metric so far.
+func metricsScenario(t *testing.T, newQueue func(*testingclock.FakeClock, *metricCalls) clientgo.TypedInterface[string]) []string {
+	var states []string
+	synctest.Test(t, func(*testing.T) {
+		clock := testingclock.NewFakeClock(time.Unix(0, 0))
+		calls := &metricCalls{log: map[string][]string{}}
+		q := newQueue(clock, calls)
+		step := func(what string, f func()) {
+			f()
+			synctest.Wait()
+			waiters := fmt.Sprint(clock.HasWaiters())
+			if q.ShuttingDown() {
+				waiters = "not compared" // client-go's stopped ticker may stay on a fake clock
+			}
+			states = append(states, fmt.Sprintf("%s; waiters: %s\n%s", what, waiters, calls))
+		}
+		step("created", func() {})
+		step("idle tick", func() { clock.Step(500 * time.Millisecond) })
+		step("add", func() { q.Add("foo") })
+		step("get", func() { clock.Step(50 * time.Microsecond); q.Get() })
+		step("adds while processing", func() {
+			for range 5 {
+				q.Add("foo")
+			}
+		})
+		step("done", func() { clock.Step(25 * time.Microsecond); q.Done("foo") })
+		step("get again", func() { q.Get() })
+		step("tick in flight", func() { clock.Step(500*time.Millisecond - 75*time.Microsecond) })
+		step("another", func() { clock.Step(500 * time.Millisecond) })
+		step("done again", func() { q.Done("foo") })
+		step("tick to zero", func() { clock.Step(500 * time.Millisecond) })
+		step("idle tick again", func() { clock.Step(500 * time.Millisecond) })
+		step("shut down", q.ShutDown)
+		step("an hour after shutdown", func() { clock.Step(time.Hour) })
+	})
+	return states
+}
+
+func at(states []string, i int) string {
+	if i < len(states) {
+		return states[i]
+	}
+	return "(no such step)"
+}
+
+// metricCalls records every call a queue makes to its metrics, per metric, in order. It serves
+// both libraries through clientGoMetrics and actorQueueMetrics, whose methods differ only in
+// the named types they return.
+type metricCalls struct {
+	mu  sync.Mutex
+	log map[string][]string
+}
+
+func (c *metricCalls) metric(name string) recordedMetric { return recordedMetric{c, name} }
+
+func (c *metricCalls) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(c.log)) {
+		fmt.Fprintf(&b, "\t%s: %s\n", name, strings.Join(c.log[name], " "))
+	}
+	return b.String()
+}
+
+// recordedMetric is one metric of any kind: it records each call made to it.
+type recordedMetric struct {
+	calls *metricCalls
+	name  string
+}
+
+func (m recordedMetric) note(call string) {
+	m.calls.mu.Lock()
+	defer m.calls.mu.Unlock()
+	m.calls.log[m.name] = append(m.calls.log[m.name], call)
+}
+
+func (m recordedMetric) Inc()              { m.note("Inc") }
+func (m recordedMetric) Dec()              { m.note("Dec") }
+func (m recordedMetric) Set(v float64)     { m.note(fmt.Sprintf("Set(%g)", v)) }
+func (m recordedMetric) Observe(v float64) { m.note(fmt.Sprintf("Observe(%g)", v)) }
+
+type clientGoMetrics struct{ *metricCalls }
+
+func (p clientGoMetrics) NewDepthMetric(string) clientgo.GaugeMetric  { return p.metric("depth") }
+func (p clientGoMetrics) NewAddsMetric(string) clientgo.CounterMetric { return p.metric("adds") }
+func (p clientGoMetrics) NewLatencyMetric(string) clientgo.HistogramMetric {
+	return p.metric("latency")
+}
+func (p clientGoMetrics) NewWorkDurationMetric(string) clientgo.HistogramMetric {
+	return p.metric("work")
+}
+func (p clientGoMetrics) NewUnfinishedWorkSecondsMetric(string) clientgo.SettableGaugeMetric {
+	return p.metric("unfinished")
+}
+func (p clientGoMetrics) NewLongestRunningProcessorSecondsMetric(string) clientgo.SettableGaugeMetric {
+	return p.metric("longest")
+}
+func (p clientGoMetrics) NewRetriesMetric(string) clientgo.CounterMetric { return p.metric("retries") }
+
+type actorQueueMetrics struct{ *metricCalls }
+
+func (p actorQueueMetrics) NewDepthMetric(string) actorqueue.GaugeMetric { return p.metric("depth") }
+func (p actorQueueMetrics) NewAddsMetric(string) actorqueue.CounterMetric {
+	return p.metric("adds")
+}
+func (p actorQueueMetrics) NewLatencyMetric(string) actorqueue.HistogramMetric {
+	return p.metric("latency")
+}
+func (p actorQueueMetrics) NewWorkDurationMetric(string) actorqueue.HistogramMetric {
+	return p.metric("work")
+}
+func (p actorQueueMetrics) NewUnfinishedWorkSecondsMetric(string) actorqueue.SettableGaugeMetric {
+	return p.metric("unfinished")
+}
+func (p actorQueueMetrics) NewLongestRunningProcessorSecondsMetric(string) actorqueue.SettableGaugeMetric {
+	return p.metric("longest")
+}
+func (p actorQueueMetrics) NewRetriesMetric(string) actorqueue.CounterMetric {
+	return p.metric("retries")
+}
