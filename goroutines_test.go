@@ -87,13 +87,13 @@ func TestNoGoroutineLeftWhenShutDownReturns(t *testing.T) {
 }
 
 // TestIdleQueueMakesNoWakeUps: once its delayed items are out, a rate-limiting queue asks its
-// clock for nothing more. (A queue with metrics on an injected clock ticks like client-go's:
-// see TestMetricsOnAnInjectedClockTickUntilShutDown.)
+// clock for nothing more. (Unnamed, it has no metrics: with metrics on an injected clock, a
+// queue ticks like client-go's, see TestMetricsOnAnInjectedClockTickUntilShutDown.)
 func TestIdleQueueMakesNoWakeUps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clock := newFakeClock()
 		q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Clock: clock, Name: "idle"})
+			workqueue.TypedRateLimitingQueueConfig[string]{Clock: clock})
 		defer q.ShutDown()
 		q.AddAfter("a", time.Second)
 		clock.Step(time.Second)
