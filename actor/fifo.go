@@ -23,15 +23,11 @@ type fifo[T comparable] struct {
 	readAhead bool           // reserve items before getters ask
 	wanted    int            // getters waiting for an item, when not reading ahead
 	delayed   int            // the delay heap's size the metrics last heard of
+	owedTo    map[T]any      // panics of the metrics as items started, owed to their getters
 }
 
 func (m *fifo[T]) exec(c *command[T]) {
-	// The takes that happened before c. A panic of the metrics meanwhile is stashed: it reaches
-	// c's caller, or the next that waits, with the answer (a getter confirming its take gives
-	// its item back, see Queue.take).
-	if p := m.take(c.taken); p != nil {
-		m.keep(p)
-	}
+	m.take(c.taken) // the takes that happened before c
 	m.run(c, m.apply)
 }
 
@@ -73,7 +69,8 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 		// The getter gave up. If its item is already in ready, wanted goes below zero: that item
 		// serves the next getter that asks.
 		m.wanted--
-	case opTaken: // the stamp did it
+	case opTaken: // the stamp took the item; the getter hears whether its metrics panicked
+		r.fault = m.claim(c.item)
 	case opGiveBack:
 		m.giveBack(c.item)
 	case opDone:
@@ -116,18 +113,45 @@ func (m *fifo[T]) add(item T) {
 	}
 }
 
-// take starts every reservation up to upTo that is not started yet. It returns the first panic
-// of the metrics, if they raised any, rather than raising it: every reservation starts all the
-// same, so that none is left reserved behind one whose metrics failed.
-func (m *fifo[T]) take(upTo uint64) (fault any) {
+// take starts every reservation up to upTo that is not started yet. A panic of the metrics as
+// an item starts is not raised: every reservation starts all the same, so that none is left
+// reserved behind one whose metrics failed, and the panic is owed to the getter that took the
+// item, which claims it when it confirms its take (a queue with metrics waits for every
+// command). The Get that took the item thus panics, as client-go's does, rather than the caller
+// of whichever command carried the take.
+func (m *fifo[T]) take(upTo uint64) {
 	for item, ok := m.state.TakeNext(upTo); ok; item, ok = m.state.TakeNext(upTo) {
-		if m.metrics.Enabled() {
-			if p := m.started(item, 0, m.clock.Now()); fault == nil {
-				fault = p
-			}
+		if !m.metrics.Enabled() {
+			continue
+		}
+		if p := m.started(item, 0, m.clock.Now()); p != nil {
+			m.owe(item, p)
 		}
 	}
-	return fault
+}
+
+// owe records that the panic p is owed to the getter of item. An item not equal to itself (a
+// NaN) cannot be claimed: its panic is stashed, for the next caller that waits.
+func (m *fifo[T]) owe(item T, p any) {
+	if item != item {
+		m.keep(p)
+		return
+	}
+	if m.owedTo == nil {
+		m.owedTo = make(map[T]any)
+	}
+	if _, ok := m.owedTo[item]; !ok {
+		m.owedTo[item] = p
+	}
+}
+
+// claim returns the panic owed to the getter of item, if any, and forgets it.
+func (m *fifo[T]) claim(item T) any {
+	p, ok := m.owedTo[item]
+	if ok {
+		delete(m.owedTo, item)
+	}
+	return p
 }
 
 // giveBack ends the processing of item, handed to a getter that panicked instead, as though it
@@ -171,24 +195,22 @@ func (m *fifo[T]) getNow() result[T] {
 			panic(h.fault)
 		}
 		raise(m.taken, h.seq) // for the commands still to be stamped
-		item, fault = h.item, m.take(h.seq)
+		m.take(h.seq)
+		item, fault = h.item, m.claim(h.item)
 	default:
 		// Every reservation has left ready: each is in the hands of a getter whose take is on
 		// its way. Take them all before counting the queue empty, so that no later command
 		// counts one of them as waiting.
 		last := m.state.LastReservation()
 		raise(m.taken, last)
-		fault = m.take(last)
+		m.take(last)
 		next, seq, ok := m.state.Reserve(m.now())
 		if !ok {
-			m.keep(fault)
 			return result[T]{shutdown: true}
 		}
 		raise(m.taken, seq)
-		item = next
-		if p := m.take(seq); fault == nil {
-			fault = p
-		}
+		m.take(seq)
+		item, fault = next, m.claim(next)
 	}
 	if fault = m.owed(fault); fault != nil {
 		m.giveBack(item)

@@ -64,7 +64,7 @@ func (q *Queue[T]) take(h handoff[T]) T {
 	}
 	raise(&q.taken, h.seq)
 	if q.waits {
-		if r := q.ask(command[T]{op: opTaken}); r.fault != nil {
+		if r := q.ask(command[T]{op: opTaken, item: h.item}); r.fault != nil {
 			q.send(command[T]{op: opGiveBack, item: h.item})
 			panic(r.fault)
 		}

@@ -36,11 +36,11 @@ func (p failingLatency) NewLongestRunningProcessorSecondsMetric(string) metrics.
 }
 func (p failingLatency) NewRetriesMetric(string) metrics.CounterMetric { return &observer{} }
 
-// TestAPanickingTakeSparesTheOtherTakesAndTheCommand: two getters took items, and another
-// caller's command is the first to carry their takes to the owner. The metrics panic as the
-// first take starts: the second take still starts, the command is still applied, and its caller
-// gets the panic.
-func TestAPanickingTakeSparesTheOtherTakesAndTheCommand(t *testing.T) {
+// TestAPanickingTakeIsOwedToItsGetter: two getters took items, and another caller's command is
+// the first to carry their takes to the owner. The metrics panic as the first take starts: the
+// second take still starts and the command is still applied, without the panic; that waits for
+// the getter of the first item, and reaches it when it confirms its take.
+func TestAPanickingTakeIsOwedToItsGetter(t *testing.T) {
 	provider := failingLatency{latency: &observer{fail: 1}}
 	q := newQueue(Config[string]{Metrics: metrics.Config{Name: "q", Provider: provider}})
 	var a alarm
@@ -49,10 +49,13 @@ func TestAPanickingTakeSparesTheOtherTakesAndTheCommand(t *testing.T) {
 	q.turn(&a) // a and b are reserved and wait in ready
 	<-q.ready
 	raise(&q.taken, (<-q.ready).seq) // two getters took them; their news has not come
-	reply := make(chan result[string], 1)
-	q.mailbox.put(command[string]{op: opAdd, item: "c", reply: reply})
-	q.turn(&a)
-	assert.Equal(t, "observation failure", (<-reply).fault, "the Add's caller gets the panic")
+	send := func(c command[string]) any {
+		c.reply = make(chan result[string], 1)
+		q.mailbox.put(c)
+		q.turn(&a)
+		return (<-c.reply).fault
+	}
+	assert.Nil(t, send(command[string]{op: opAdd, item: "c"}), "the Add's caller owes nothing")
 	state := q.m.(*fifo[string]).state
 	assert.Equal(t, 2, state.Processing(), "both takes started")
 	select {
@@ -61,4 +64,7 @@ func TestAPanickingTakeSparesTheOtherTakesAndTheCommand(t *testing.T) {
 	default:
 		t.Error("c was not added")
 	}
+	assert.Nil(t, send(command[string]{op: opTaken, item: "b"}), "b's getter owes nothing")
+	assert.Equal(t, "observation failure", send(command[string]{op: opTaken, item: "a"}))
+	assert.Nil(t, send(command[string]{op: opTaken, item: "a"}), "claimed once")
 }
