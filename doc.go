@@ -17,8 +17,9 @@
 // the queued, dirty and processing sets, the delay heap, the rate limiter and the metrics.
 // Callers send it commands over channels; nothing locks the state. An idle queue on the real
 // clock makes no wake-ups (client-go's delaying queue wakes every 10 s, and a queue with
-// metrics every 500 ms), and ShutDown returns only after the goroutine has exited, so a
-// goroutine-leak check right after ShutDown passes.
+// metrics every 500 ms; on a clock passed in the config, ours keep those timers), and ShutDown
+// returns only after the goroutine has exited, so a goroutine-leak check right after ShutDown
+// passes.
 //
 // # Differences from client-go
 //

@@ -86,27 +86,38 @@ func TestNoGoroutineLeftWhenShutDownReturns(t *testing.T) {
 	}
 }
 
-// TestIdleQueueMakesNoWakeUps: once its delayed items are out, a rate-limiting queue asks its
-// clock for nothing more. (Unnamed, it has no metrics: with metrics on an injected clock, a
-// queue ticks like client-go's, see TestMetricsOnAnInjectedClockTickUntilShutDown.)
-func TestIdleQueueMakesNoWakeUps(t *testing.T) {
+// TestIdleQueuesOnAnInjectedClock: on a clock passed in, an idle rate-limiting queue waits on it
+// once every 10 s, as client-go's delaying queue does for its heartbeat, and no more after
+// shutdown; a plain queue never waits on it. (On the real clock no queue wakes while idle: see
+// TestIdleActorQueuesWakeNever in stress/bench.)
+func TestIdleQueuesOnAnInjectedClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clock := newFakeClock()
+		clock, plainClock := newFakeClock(), newFakeClock()
 		q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Clock: clock})
-		defer q.ShutDown()
+		plain := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Clock: plainClock})
+		defer plain.ShutDown()
 		q.AddAfter("a", time.Second)
 		clock.Step(time.Second)
 		synctest.Wait()
 		item, _ := q.Get()
 		q.Done(item)
-		clock.Step(time.Second)
 		synctest.Wait()
 		asked := clock.Afters()
 		for range 600 {
 			clock.Step(time.Second)
+			plainClock.Step(time.Second)
 			synctest.Wait()
 		}
-		assert.Equal(t, asked, clock.Afters(), "10 idle minutes: no timer armed")
+		assert.Equal(t, asked+60, clock.Afters(), "10 idle minutes: a heartbeat every 10 s")
+		assert.Equal(t, 0, plainClock.Afters(), "a plain queue has no heartbeat")
+
+		q.ShutDown()
+		asked = clock.Afters()
+		for range 60 {
+			clock.Step(time.Second)
+			synctest.Wait()
+		}
+		assert.Equal(t, asked, clock.Afters(), "no heartbeat after shutdown")
 	})
 }

@@ -85,9 +85,10 @@ func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
 // newTyped returns a new queue; a delaying one records the delayed-items gauge.
 func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) *Typed[T] {
 	return &Typed[T]{q: actor.New(actor.Config[T]{
-		Clock:   config.Clock,
-		Storage: config.Queue,
-		Metrics: metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying},
+		Clock:    config.Clock,
+		Storage:  config.Queue,
+		Metrics:  metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying},
+		Delaying: delaying,
 	})}
 }
 

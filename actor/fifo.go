@@ -82,6 +82,7 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 	case opTrackDelayed:
 		m.metrics.TrackDelayed()
 		m.metrics.SetDelayed(m.waiting.Len())
+		m.startHeartbeat()
 	case opGet:
 		r = m.getNow()
 	case opShutDown:

@@ -28,6 +28,9 @@ type Config[T comparable] struct {
 	// Forward, when set, receives every item that would be added, from the owner goroutine: the
 	// queue is then only a delay heap in front of another queue.
 	Forward func(T)
+	// Delaying says the queue serves AddAfter, as a delaying or rate-limiting queue (a queue with
+	// Forward always does). On an injected clock it then keeps client-go's heartbeat.
+	Delaying bool
 }
 
 // Queue is a workqueue run by one owner goroutine. Create it with [New]. All its methods are
@@ -74,6 +77,9 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	q.waits = q.waits || !builtin
 	q.readAhead = builtin
 	q.ready = make(chan handoff[T], readySize)
+	if c.Delaying || c.Forward != nil {
+		b.startHeartbeat()
+	}
 	q.m = &fifo[T]{
 		base:      b,
 		state:     queue.New(c.Storage),
@@ -112,6 +118,7 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 		closing:  q.closing,
 		stopping: &q.stopping,
 		created:  q.origin,
+		injected: c != nil,
 		// On the real clock, a tick while nothing is in processing would set the gauges to
 		// the zero they read already: only the wake-up would show. An injected clock is a
 		// test's, which can see its waiters and the gauges' Set calls, so there the ticks

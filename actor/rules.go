@@ -14,6 +14,10 @@ import (
 // are in processing, and all the time on an injected clock (see base.ticking).
 const unfinishedPeriod = 500 * time.Millisecond
 
+// heartbeat is how often client-go's delaying queue wakes with nothing to do, and so how often
+// one of ours does on an injected clock (see base.startHeartbeat).
+const heartbeat = 10 * time.Second
+
 // rules are a queue's state and the rules that apply commands to it: client-go's (fifo) or
 // controller-runtime's priority queue's (prio). The owner goroutine uses them, and after the
 // handover one caller at a time, holding the handover lock. They start no goroutines and
@@ -52,6 +56,8 @@ type base[T comparable] struct {
 	created    time.Time // the queue's origin: of its instants, and of the unfinished-work ticks
 	tickAt     time.Time // next unfinished-work update; zero while none is due
 	ticking    bool      // the ticks run from creation until shutdown, not only while in flight
+	injected   bool      // the clock was passed in, rather than the real one
+	beatAt     time.Time // next heartbeat (see startHeartbeat); zero for none
 	instant    time.Time // the current instant, read once per turn; zero until read
 	duePending bool      // an opDue is posted and not applied yet
 }
@@ -117,7 +123,7 @@ func (b *base[T]) beginShutdown() bool {
 	b.shuttingDown = true
 	b.stopping.Store(true)
 	close(b.closing)
-	b.tickAt = time.Time{}
+	b.tickAt, b.beatAt = time.Time{}, time.Time{}
 	return true
 }
 
@@ -182,7 +188,7 @@ func (b *base[T]) postDue(now time.Time) {
 // due (ok false when none waits): it posts the release of what is due (see postDue) and moves
 // the unfinished-work gauges when due.
 func (b *base[T]) wakeFor(due time.Time, ok bool) {
-	if !ok && b.tickAt.IsZero() {
+	if !ok && b.tickAt.IsZero() && b.beatAt.IsZero() {
 		return
 	}
 	now := b.clock.Now()
@@ -191,6 +197,19 @@ func (b *base[T]) wakeFor(due time.Time, ok bool) {
 		b.postDue(now)
 	}
 	b.tick(now)
+	if !b.beatAt.IsZero() && !now.Before(b.beatAt) {
+		b.beatAt = nextAfter(b.beatAt, heartbeat, now)
+	}
+}
+
+// startHeartbeat gives a delaying queue on an injected clock client-go's heartbeat: a wake-up
+// every 10 s, until shutdown, that does nothing but wait on the clock. A test may wait for its
+// clock to have a waiter, which client-go's delaying queue always has. On the real clock the
+// heartbeat would only cost wake-ups.
+func (b *base[T]) startHeartbeat() {
+	if b.injected && b.beatAt.IsZero() && !b.shuttingDown {
+		b.beatAt = b.clock.Now().Add(heartbeat)
+	}
 }
 
 // started records that item, of priority, started its processing at now, in the metrics and
@@ -228,18 +247,28 @@ func (b *base[T]) tick(now time.Time) {
 
 // nextTick returns the first unfinished-work tick after now.
 func (b *base[T]) nextTick(now time.Time) time.Time {
-	ticks := now.Sub(b.created)/unfinishedPeriod + 1
-	return b.created.Add(ticks * unfinishedPeriod)
+	return nextAfter(b.created, unfinishedPeriod, now)
 }
 
-// earliest returns the earlier of a due instant (when ok and no due command is pending) and
-// the next tick; zero for none.
+// nextAfter returns the first instant from + k·period, k ≥ 1, after now.
+func nextAfter(from time.Time, period time.Duration, now time.Time) time.Time {
+	return from.Add((max(now.Sub(from), 0)/period + 1) * period)
+}
+
+// earliest returns the earliest of a due instant (when ok and no due command is pending), the
+// next tick and the next heartbeat; zero for none.
 func (b *base[T]) earliest(due time.Time, ok bool) time.Time {
-	if !ok || b.duePending {
-		return b.tickAt
+	at := soonest(b.tickAt, b.beatAt)
+	if ok && !b.duePending {
+		at = soonest(at, due)
 	}
-	if !b.tickAt.IsZero() && b.tickAt.Before(due) {
-		return b.tickAt
+	return at
+}
+
+// soonest returns the earlier of two instants, zero standing for none.
+func soonest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
 	}
-	return due
+	return a
 }

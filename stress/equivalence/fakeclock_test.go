@@ -24,7 +24,7 @@ import (
 // soon as the queue exists (client-go's tests wait for it), the gauges are set every 500 ms from
 // creation, through idle periods, and never after shutdown.
 func TestMetricsOnAFakeClock(t *testing.T) {
-	type constructor func(clock *testingclock.FakeClock, p *metricCalls) clientgo.TypedInterface[string]
+	type constructor = func(*testingclock.FakeClock, *metricCalls) clientgo.TypedInterface[string]
 	kinds := map[string][2]constructor{
 		"plain": {
 			func(c *testingclock.FakeClock, p *metricCalls) clientgo.TypedInterface[string] {
@@ -49,14 +49,78 @@ func TestMetricsOnAFakeClock(t *testing.T) {
 	}
 	for kind, pair := range kinds {
 		t.Run(kind, func(t *testing.T) {
-			want, got := metricsScenario(t, pair[0]), metricsScenario(t, pair[1])
-			for i := range max(len(want), len(got)) {
-				w, g := at(want, i), at(got, i)
-				if w != g {
-					t.Fatalf("after step %d, actorqueue's metrics\n%s\nclient-go's\n%s", i, g, w)
-				}
-			}
+			compareStates(t, metricsScenario(t, pair[0]), metricsScenario(t, pair[1]))
 		})
+	}
+}
+
+// TestWaitersOnAFakeClock plays the same steps on queues without metrics, and compares whether
+// the fake clock has waiters after each: client-go's delaying and rate-limiting queues always
+// have one (their heartbeat), its plain queue never.
+func TestWaitersOnAFakeClock(t *testing.T) {
+	type constructor = func(*testingclock.FakeClock, *metricCalls) clientgo.TypedInterface[string]
+	kinds := map[string][2]constructor{
+		"plain": {
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return clientgo.NewTypedWithConfig(clientgo.TypedQueueConfig[string]{Clock: c})
+			},
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return actorqueue.NewTypedWithConfig(actorqueue.TypedQueueConfig[string]{Clock: c})
+			},
+		},
+		"delaying": {
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return clientgo.NewTypedDelayingQueueWithConfig(clientgo.TypedDelayingQueueConfig[string]{Clock: c})
+			},
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return actorqueue.NewTypedDelayingQueueWithConfig(actorqueue.TypedDelayingQueueConfig[string]{Clock: c})
+			},
+		},
+		"delaying, around a queue of the same library": {
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return clientgo.NewTypedDelayingQueueWithConfig(clientgo.TypedDelayingQueueConfig[string]{
+					Clock: c, Queue: clientgo.NewTyped[string]()})
+			},
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return actorqueue.NewTypedDelayingQueueWithConfig(actorqueue.TypedDelayingQueueConfig[string]{
+					Clock: c, Queue: actorqueue.NewTypedWithConfig(actorqueue.TypedQueueConfig[string]{Clock: c})})
+			},
+		},
+		"delaying, around a foreign queue": {
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return clientgo.NewTypedDelayingQueueWithConfig(clientgo.TypedDelayingQueueConfig[string]{
+					Clock: c, Queue: clientgo.NewTyped[string]()})
+			},
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return actorqueue.NewTypedDelayingQueueWithConfig(actorqueue.TypedDelayingQueueConfig[string]{
+					Clock: c, Queue: clientgo.NewTyped[string]()})
+			},
+		},
+		"rate-limiting": {
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return clientgo.NewTypedRateLimitingQueueWithConfig(clientgo.DefaultTypedControllerRateLimiter[string](),
+					clientgo.TypedRateLimitingQueueConfig[string]{Clock: c})
+			},
+			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
+				return actorqueue.NewTypedRateLimitingQueueWithConfig(actorqueue.DefaultTypedControllerRateLimiter[string](),
+					actorqueue.TypedRateLimitingQueueConfig[string]{Clock: c})
+			},
+		},
+	}
+	for kind, pair := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			compareStates(t, metricsScenario(t, pair[0]), metricsScenario(t, pair[1]))
+		})
+	}
+}
+
+// compareStates fails t at the first step where actorqueue's state differs from client-go's.
+func compareStates(t *testing.T, want, got []string) {
+	t.Helper()
+	for i := range max(len(want), len(got)) {
+		if w, g := at(want, i), at(got, i); w != g {
+			t.Fatalf("after step %d, actorqueue:\n%s\nclient-go:\n%s", i, g, w)
+		}
 	}
 }
 
