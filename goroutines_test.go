@@ -97,6 +97,7 @@ func TestIdleQueuesOnAnInjectedClock(t *testing.T) {
 			workqueue.TypedRateLimitingQueueConfig[string]{Clock: clock})
 		plain := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Clock: plainClock})
 		defer plain.ShutDown()
+		assert.Equal(t, 1, clock.Afters(), "waits for its heartbeat once the constructor returns")
 		q.AddAfter("a", time.Second)
 		clock.Step(time.Second)
 		synctest.Wait()

@@ -137,8 +137,7 @@ func TestMetricsOnAnInjectedClockTickUntilShutDown(t *testing.T) {
 		clock := newFakeClock()
 		mp := &provider{}
 		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "idle", MetricsProvider: mp, Clock: clock})
-		synctest.Wait()
-		assert.Equal(t, 1, clock.Afters(), "waits for the first tick as soon as it exists")
+		assert.Equal(t, 1, clock.Afters(), "waits for the first tick once the constructor returns")
 		for range 100 {
 			clock.Step(500 * time.Millisecond)
 			synctest.Wait()

@@ -35,7 +35,7 @@ func NewPriority[T comparable](c clock.Clock, m metrics.Config) *PriorityQueue[T
 	m.Priority = true
 	q, b := newShell[T](c, m)
 	q.m = &prio[T]{base: b, state: priority.New[T]()}
-	go q.run()
+	q.start()
 	return &PriorityQueue[T]{q}
 }
 

@@ -65,7 +65,7 @@ type Queue[T comparable] struct {
 // New starts a queue's owner goroutine and returns the queue.
 func New[T comparable](c Config[T]) *Queue[T] {
 	q := newQueue(c)
-	go q.run()
+	q.start()
 	return q
 }
 

@@ -1,14 +1,22 @@
 package actor
 
+// start starts the owner goroutine. It arms the alarm first, in the caller's goroutine, so
+// that a queue whose timers run from its creation (on an injected clock, see base.ticking and
+// base.startHeartbeat) waits on its clock by the time its constructor returns, as client-go's
+// delaying queue does.
+func (q *Queue[T]) start() {
+	a := &alarm{clock: q.alarmWith}
+	a.set(q.m.deadline())
+	go q.run(a)
+}
+
 // run is the owner goroutine: turn after turn it applies commands and what time brings, until
 // the queue has shut down; then it hands the state over.
-func (q *Queue[T]) run() {
+func (q *Queue[T]) run(a *alarm) {
 	defer close(q.exited)
-	a := alarm{clock: q.alarmWith}
 	defer a.stop()
-	a.set(q.m.deadline())
 	for !q.m.finished() {
-		q.turn(&a)
+		q.turn(a)
 	}
 	q.handOver()
 }
