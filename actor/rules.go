@@ -185,8 +185,8 @@ func (b *base[T]) postDue(now time.Time) {
 }
 
 // wakeFor does the work that time brings, given the instant the earliest delayed item falls
-// due (ok false when none waits): it posts the release of what is due (see postDue) and moves
-// the unfinished-work gauges when due.
+// due (ok false when none waits): it posts the release of what is due (see postDue), moves
+// the unfinished-work gauges when due and schedules the next heartbeat once one has passed.
 func (b *base[T]) wakeFor(due time.Time, ok bool) {
 	if !ok && b.tickAt.IsZero() && b.beatAt.IsZero() {
 		return
