@@ -19,10 +19,10 @@ import (
 // TestMetricsOnAFakeClock runs client-go's own metrics tests (TestMetrics, then
 // TestMetricShutdown), through the public constructors, on both libraries with a fake clock,
 // and compares every call the queues make to their metrics, step by step, and whether the
-// clock has waiters. With a clock of the
-// test's own, the unfinished-work gauges follow client-go's schedule: the clock has a waiter as
-// soon as the queue exists (client-go's tests wait for it), the gauges are set every 500 ms from
-// creation, through idle periods, and never after shutdown.
+// clock has waiters. With a clock of the test's own, the unfinished-work gauges follow
+// client-go's schedule: the clock has a waiter as soon as the queue exists (client-go's tests
+// wait for it), the gauges are set every 500 ms from creation, through idle periods, and never
+// after shutdown.
 func TestMetricsOnAFakeClock(t *testing.T) {
 	type constructor = func(*testingclock.FakeClock, *metricCalls) clientgo.TypedInterface[string]
 	kinds := map[string][2]constructor{
