@@ -15,7 +15,7 @@ const (
 	opNumRequeues              // item, lim; answers n
 	opWant                     // a getter waits (a FIFO queue with a storage not read ahead)
 	opUnwant                   // a getter that waited has given up (a priority queue: reply)
-	opTaken                    // item, taken by a getter: apply the stamp now, answer its start's panic
+	opTaken                    // item, taken by a getter: apply the stamp now, answer its panic
 	opGiveBack                 // item, handed to a getter that panicked instead, waits again
 	opDone                     // item
 	opLen                      // answers n

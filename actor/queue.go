@@ -119,13 +119,13 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 		stopping: &q.stopping,
 		created:  q.origin,
 		injected: c != nil,
-		// On the real clock, a tick while nothing is in processing would set the gauges to
-		// the zero they read already: only the wake-up would show. An injected clock is a
-		// test's, which can see its waiters and the gauges' Set calls, so there the ticks
-		// keep client-go's schedule: every unfinishedPeriod from creation until shutdown.
-		ticking: c != nil && meters.Enabled(),
 	}
-	if b.ticking {
+	// On the real clock, a tick while nothing is in processing would set the gauges to the zero
+	// they read already: only the wake-up would show, and the ticks run only while items are in
+	// processing. An injected clock is a test's, which can see its waiters and the gauges' Set
+	// calls, so there the ticks keep client-go's schedule: every unfinishedPeriod from creation
+	// until shutdown.
+	if b.injected && meters.Enabled() {
 		b.tickAt = b.nextTick(b.created)
 	}
 	return q, b

@@ -11,7 +11,7 @@ import (
 )
 
 // unfinishedPeriod is how often the unfinished-work gauges move, as in client-go: while items
-// are in processing, and all the time on an injected clock (see base.ticking).
+// are in processing, and all the time on an injected clock (see base.injected).
 const unfinishedPeriod = 500 * time.Millisecond
 
 // heartbeat is how often client-go's delaying queue wakes with nothing to do, and so how often
@@ -55,8 +55,7 @@ type base[T comparable] struct {
 
 	created    time.Time // the queue's origin: of its instants, and of the unfinished-work ticks
 	tickAt     time.Time // next unfinished-work update; zero while none is due
-	ticking    bool      // the ticks run from creation until shutdown, not only while in flight
-	injected   bool      // the clock was passed in, rather than the real one
+	injected   bool      // the clock was passed in: timers keep client-go's schedule (newShell)
 	beatAt     time.Time // next heartbeat (see startHeartbeat); zero for none
 	instant    time.Time // the current instant, read once per turn; zero until read
 	duePending bool      // an opDue is posted and not applied yet
@@ -232,15 +231,15 @@ func (b *base[T]) returned(item T, priority int, now time.Time) {
 }
 
 // tick updates the unfinished-work gauges when due at now, and schedules the next tick while
-// items are in processing: one more tick after the last Done sets them to zero. A queue whose
-// ticks are ticking schedules the next one all the same.
+// items are in processing: one more tick after the last Done sets them to zero. On an injected
+// clock it schedules the next one all the same: the ticks run from creation until shutdown.
 func (b *base[T]) tick(now time.Time) {
 	if b.tickAt.IsZero() || now.Before(b.tickAt) {
 		return
 	}
 	b.guard(func() { b.metrics.UpdateUnfinished(now) })
 	b.tickAt = time.Time{}
-	if b.ticking || b.metrics.InFlight() {
+	if b.injected || b.metrics.InFlight() {
 		b.tickAt = b.nextTick(now)
 	}
 }

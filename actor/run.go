@@ -1,7 +1,7 @@
 package actor
 
 // start starts the owner goroutine. It arms the alarm first, in the caller's goroutine, so
-// that a queue whose timers run from its creation (on an injected clock, see base.ticking and
+// that a queue whose timers run from its creation (on an injected clock, see base.injected and
 // base.startHeartbeat) waits on its clock by the time its constructor returns, as client-go's
 // delaying queue does.
 func (q *Queue[T]) start() {

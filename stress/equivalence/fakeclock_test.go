@@ -16,6 +16,9 @@ import (
 	actorqueue "github.com/actorqueue/workqueue"
 )
 
+// constructor makes a queue of one library on clock, with metrics recorded in calls if it has any.
+type constructor func(clock *testingclock.FakeClock, calls *metricCalls) clientgo.TypedInterface[string]
+
 // TestMetricsOnAFakeClock runs client-go's own metrics tests (TestMetrics, then
 // TestMetricShutdown), through the public constructors, on both libraries with a fake clock,
 // and compares every call the queues make to their metrics, step by step, and whether the
@@ -24,7 +27,6 @@ import (
 // wait for it), the gauges are set every 500 ms from creation, through idle periods, and never
 // after shutdown.
 func TestMetricsOnAFakeClock(t *testing.T) {
-	type constructor = func(*testingclock.FakeClock, *metricCalls) clientgo.TypedInterface[string]
 	kinds := map[string][2]constructor{
 		"plain": {
 			func(c *testingclock.FakeClock, p *metricCalls) clientgo.TypedInterface[string] {
@@ -58,7 +60,6 @@ func TestMetricsOnAFakeClock(t *testing.T) {
 // the fake clock has waiters after each: client-go's delaying and rate-limiting queues always
 // have one (their heartbeat), its plain queue never.
 func TestWaitersOnAFakeClock(t *testing.T) {
-	type constructor = func(*testingclock.FakeClock, *metricCalls) clientgo.TypedInterface[string]
 	kinds := map[string][2]constructor{
 		"plain": {
 			func(c *testingclock.FakeClock, _ *metricCalls) clientgo.TypedInterface[string] {
@@ -126,7 +127,7 @@ func compareStates(t *testing.T, want, got []string) {
 
 // metricsScenario plays client-go's metrics tests on a queue from newQueue, and returns, after
 // each step, whether the clock has waiters and the calls made to every metric so far.
-func metricsScenario(t *testing.T, newQueue func(*testingclock.FakeClock, *metricCalls) clientgo.TypedInterface[string]) []string {
+func metricsScenario(t *testing.T, newQueue constructor) []string {
 	var states []string
 	synctest.Test(t, func(*testing.T) {
 		clock := testingclock.NewFakeClock(time.Unix(0, 0))
