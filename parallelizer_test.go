@@ -62,3 +62,40 @@ func TestParallelizeUntilRaisesAWorkerPanicInTheCaller(t *testing.T) {
 		assert.Equal(t, int32(3), done.Load(), "work stops at the panic")
 	})
 }
+
+// TestParallelizeUntilNegativeCounts: a negative count panics with a message naming it exactly
+// where client-go's ParallelizeUntil panics, and returns where client-go's returns: no pieces
+// come before negative workers, and negative pieces panic only if they round to a negative
+// number of chunks.
+func TestParallelizeUntilNegativeCounts(t *testing.T) {
+	const (
+		workers = "workqueue: ParallelizeUntil: negative number of workers -1"
+		pieces  = "workqueue: ParallelizeUntil: negative number of pieces -1"
+	)
+	for _, tc := range []struct {
+		workers, pieces, chunk int
+		panic                  string // "" for none
+	}{
+		{workers: -1, pieces: 5, chunk: 1, panic: workers},
+		{workers: -1, pieces: 0, chunk: 1},
+		{workers: 1, pieces: -1, chunk: 1, panic: pieces},
+		{workers: 0, pieces: -1, chunk: 0, panic: pieces},
+		{workers: -1, pieces: -1, chunk: 1, panic: pieces},
+		{workers: 1, pieces: -1, chunk: 2},
+		{workers: -1, pieces: -1, chunk: 2, panic: workers},
+		{workers: 3, pieces: -3, chunk: 2, panic: "workqueue: ParallelizeUntil: negative number of pieces -3"},
+	} {
+		t.Run(fmt.Sprintf("%d workers, %d pieces, chunks of %d", tc.workers, tc.pieces, tc.chunk), func(t *testing.T) {
+			call := func() {
+				workqueue.ParallelizeUntil(context.Background(), tc.workers, tc.pieces, func(p int) {
+					t.Errorf("piece %d ran", p)
+				}, workqueue.WithChunkSize(tc.chunk))
+			}
+			if tc.panic == "" {
+				assert.NotPanics(t, call)
+			} else {
+				assert.PanicsWithValue(t, tc.panic, call)
+			}
+		})
+	}
+}

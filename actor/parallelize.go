@@ -10,21 +10,26 @@ import (
 // ParallelizeUntil calls doWorkPiece(p) for every p from 0 to pieces-1 on up to workers
 // goroutines, handing out pieces in chunks of chunkSize (at least 1), and returns when all are
 // done. Once ctx is done (a nil ctx never is), pieces not yet started are skipped. With zero
-// workers nothing runs, as in client-go; a negative count panics.
+// workers or zero pieces nothing runs, as in client-go.
+//
+// Negative counts panic where client-go's do, and in the same order. First, negative pieces
+// panic if client-go's number of chunks, (pieces+chunkSize-1)/chunkSize in integer division,
+// is negative: if pieces <= 1-2*chunkSize, so -1 piece panics in chunks of 1 but not of 2.
+// Then negative workers panic unless pieces is 0.
 //
 // A panic in doWorkPiece stops the remaining pieces and is raised again in the caller's
 // goroutine once every worker has returned, instead of crashing the process as client-go does.
 func ParallelizeUntil(ctx context.Context, workers, pieces int, doWorkPiece func(piece int), chunkSize int) {
-	if workers < 0 {
-		panic(fmt.Sprintf("workqueue: ParallelizeUntil: negative number of workers %d", workers))
-	}
-	if pieces <= 0 {
+	if pieces == 0 {
 		return
 	}
 	chunkSize = max(chunkSize, 1)
-	chunks := pieces / chunkSize
-	if pieces%chunkSize != 0 {
-		chunks++
+	chunks := chunkCount(pieces, chunkSize)
+	if chunks < 0 {
+		panic(fmt.Sprintf("workqueue: ParallelizeUntil: negative number of pieces %d", pieces))
+	}
+	if workers < 0 {
+		panic(fmt.Sprintf("workqueue: ParallelizeUntil: negative number of workers %d", workers))
 	}
 	var stop <-chan struct{}
 	if ctx != nil {
@@ -69,4 +74,17 @@ func ParallelizeUntil(ctx context.Context, workers, pieces int, doWorkPiece func
 	if fault != nil {
 		panic(fault)
 	}
+}
+
+// chunkCount returns client-go's number of chunks, (pieces+chunkSize-1)/chunkSize for a
+// chunkSize of at least 1, without the overflow of that sum for pieces near the largest int.
+func chunkCount(pieces, chunkSize int) int {
+	if pieces < 0 {
+		return (pieces + chunkSize - 1) / chunkSize // the sum stays between pieces and chunkSize
+	}
+	chunks := pieces / chunkSize
+	if pieces%chunkSize != 0 {
+		chunks++
+	}
+	return chunks
 }
