@@ -2,7 +2,9 @@ package workqueue_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"regexp"
 	"runtime"
 	"sync"
 	"testing"
@@ -27,13 +29,27 @@ func TestUnhashableItemsPanicInTheCallerAndTheQueueGoesOn(t *testing.T) {
 		"Forget":         q.Forget,
 		"NumRequeues":    func(item any) { q.NumRequeues(item) },
 	}
+	items := []struct {
+		item       any
+		unhashable string // the type that the runtime's error names
+	}{
+		{[]int{1}, "[]int"},
+		{map[string]int{}, "map[string]int"},
+		{keyed{key: []byte("x")}, "[]uint8"},
+	}
 	for method, call := range calls {
-		for _, item := range []any{[]int{1}, map[string]int{}, keyed{key: []byte("x")}} {
-			err := panicOf(func() { call(item) })
-			require.Error(t, err, "%s(%T) did not panic", method, item)
-			assert.ErrorContains(t, err, "workqueue: "+method+": an item of type")
-			var re runtime.Error
-			assert.True(t, errors.As(err, &re), "the runtime's error is wrapped: %v", err)
+		for _, tc := range items {
+			err := panicOf(func() { call(tc.item) })
+			require.Error(t, err, "%s(%T) did not panic", method, tc.item)
+			_, ok := err.(runtime.Error)
+			assert.True(t, ok, "%s(%T) panics with a %T, not a runtime.Error as client-go's map does",
+				method, tc.item, err)
+			var cause runtime.Error
+			require.True(t, errors.As(errors.Unwrap(err), &cause), "%s(%T) wraps the runtime's error: %v",
+				method, tc.item, err)
+			assert.Regexp(t, "hash of unhashable type:? "+regexp.QuoteMeta(tc.unhashable)+"$", cause.Error())
+			assert.EqualError(t, err, fmt.Sprintf("workqueue: %s: an item of type %T cannot be a queue key: %v",
+				method, tc.item, cause))
 		}
 	}
 	q.Add(keyed{key: "hashable"})

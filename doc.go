@@ -26,8 +26,9 @@
 //   - Done of an item that is not being processed does nothing. client-go requeues it if it
 //     is queued, so that it is handed out twice.
 //   - An item that cannot be a map key (a slice in a queue of any) panics in the caller's
-//     goroutine in every method that takes an item, with a message naming the method. client-go
-//     panics in Add, but in AddAfter it crashes the process from its own goroutine.
+//     goroutine in every method that takes an item, with a runtime.Error (as client-go's map
+//     panics with) whose message names the method. client-go panics in Add, but in AddAfter it
+//     crashes the process from its own goroutine.
 //   - The rate limiters hold no locks: a queue calls its limiter from its own goroutine only.
 //     Give each queue its own limiter (see package limiter).
 //   - The bucket limiters read the queue's clock, so a fake clock governs them too.

@@ -23,16 +23,37 @@ func hashMayPanic(t reflect.Type) bool {
 	return false
 }
 
-// mustHash panics in the caller's goroutine, naming the method, if item cannot be a map key:
-// the same check client-go's Add fails on, made before the item reaches the owner.
+// keyError is what a method panics with when given an item that cannot be a map key. It
+// satisfies runtime.Error, as the runtime's own panic in client-go's map does, so code that
+// recovers with r.(runtime.Error) works with either queue. Its message names the method and
+// the item's type; it unwraps to the runtime's error.
+type keyError struct {
+	msg   string
+	cause error // what hashing the item panicked with
+}
+
+// Error returns the message naming the method, the item's type and the runtime's error.
+func (e keyError) Error() string { return e.msg }
+
+// RuntimeError marks keyError as a runtime.Error.
+func (keyError) RuntimeError() {}
+
+// Unwrap returns the runtime's error.
+func (e keyError) Unwrap() error { return e.cause }
+
+// mustHash panics in the caller's goroutine with a keyError naming method if item cannot be a
+// map key: the same check client-go's Add fails on, made before the item reaches the owner.
 func mustHash[T comparable](method string, item T) {
 	defer func() {
 		if r := recover(); r != nil {
-			err, ok := r.(error)
+			cause, ok := r.(error)
 			if !ok {
-				err = fmt.Errorf("%v", r)
+				cause = fmt.Errorf("%v", r)
 			}
-			panic(fmt.Errorf("workqueue: %s: an item of type %T cannot be a queue key: %w", method, item, err))
+			panic(keyError{
+				msg:   fmt.Sprintf("workqueue: %s: an item of type %T cannot be a queue key: %v", method, item, cause),
+				cause: cause,
+			})
 		}
 	}()
 	var keys map[T]struct{}
