@@ -20,25 +20,32 @@ func (v *value) Dec()              { v.dec++ }
 func (v *value) Set(f float64)     { v.set = f }
 func (v *value) Observe(f float64) { v.observations = append(v.observations, f) }
 
-// fake is a provider handing out values, and recording the names it was asked for.
+// fake is a provider handing out values, and recording the names it was asked for and, in
+// order, which metrics.
 type fake struct {
 	depth, adds, latency, work, unfinished, longest, retries value
-	names                                                    []string
+	names, asked                                             []string
 }
 
-func (p *fake) ask(name string, v *value) *value { p.names = append(p.names, name); return v }
+func (p *fake) ask(metric, name string, v *value) *value {
+	p.names = append(p.names, name)
+	p.asked = append(p.asked, metric)
+	return v
+}
 
-func (p *fake) NewDepthMetric(n string) GaugeMetric            { return p.ask(n, &p.depth) }
-func (p *fake) NewAddsMetric(n string) CounterMetric           { return p.ask(n, &p.adds) }
-func (p *fake) NewLatencyMetric(n string) HistogramMetric      { return p.ask(n, &p.latency) }
-func (p *fake) NewWorkDurationMetric(n string) HistogramMetric { return p.ask(n, &p.work) }
+func (p *fake) NewDepthMetric(n string) GaugeMetric       { return p.ask("depth", n, &p.depth) }
+func (p *fake) NewAddsMetric(n string) CounterMetric      { return p.ask("adds", n, &p.adds) }
+func (p *fake) NewLatencyMetric(n string) HistogramMetric { return p.ask("latency", n, &p.latency) }
+func (p *fake) NewWorkDurationMetric(n string) HistogramMetric {
+	return p.ask("work", n, &p.work)
+}
 func (p *fake) NewUnfinishedWorkSecondsMetric(n string) SettableGaugeMetric {
-	return p.ask(n, &p.unfinished)
+	return p.ask("unfinished", n, &p.unfinished)
 }
 func (p *fake) NewLongestRunningProcessorSecondsMetric(n string) SettableGaugeMetric {
-	return p.ask(n, &p.longest)
+	return p.ask("longest", n, &p.longest)
 }
-func (p *fake) NewRetriesMetric(n string) CounterMetric { return p.ask(n, &p.retries) }
+func (p *fake) NewRetriesMetric(n string) CounterMetric { return p.ask("retries", n, &p.retries) }
 
 func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 
@@ -147,5 +154,125 @@ func TestSetProvider(t *testing.T) {
 	New[string](Config{Name: "q"})
 	if len(first.names) != 6 || len(second.names) != 0 {
 		t.Errorf("first provider asked %d times, second %d; want 6, 0", len(first.names), len(second.names))
+	}
+}
+
+// TestProviderAskedInOrder: a provider is asked for a queue's metrics in the order client-go
+// asks, and for a priority queue's in the order controller-runtime asks.
+func TestProviderAskedInOrder(t *testing.T) {
+	for _, c := range []struct {
+		priority bool
+		want     string
+	}{
+		{false, "[depth adds latency work unfinished longest]"},
+		{true, "[adds latency work unfinished longest retries depth]"},
+	} {
+		p := &fake{}
+		New[string](Config{Name: "q", Provider: p, Priority: c.priority})
+		if got := fmt.Sprint(p.asked); got != c.want {
+			t.Errorf("priority %v: provider asked for %s, want %s", c.priority, got, c.want)
+		}
+	}
+}
+
+// nilOne is a fake provider whose method for one metric returns nil.
+type nilOne struct {
+	fake
+	metric string
+}
+
+func (p *nilOne) NewDepthMetric(n string) GaugeMetric {
+	if p.metric == "depth" {
+		return nil
+	}
+	return p.fake.NewDepthMetric(n)
+}
+func (p *nilOne) NewAddsMetric(n string) CounterMetric {
+	if p.metric == "adds" {
+		return nil
+	}
+	return p.fake.NewAddsMetric(n)
+}
+func (p *nilOne) NewLatencyMetric(n string) HistogramMetric {
+	if p.metric == "latency" {
+		return nil
+	}
+	return p.fake.NewLatencyMetric(n)
+}
+func (p *nilOne) NewWorkDurationMetric(n string) HistogramMetric {
+	if p.metric == "work" {
+		return nil
+	}
+	return p.fake.NewWorkDurationMetric(n)
+}
+func (p *nilOne) NewUnfinishedWorkSecondsMetric(n string) SettableGaugeMetric {
+	if p.metric == "unfinished" {
+		return nil
+	}
+	return p.fake.NewUnfinishedWorkSecondsMetric(n)
+}
+func (p *nilOne) NewLongestRunningProcessorSecondsMetric(n string) SettableGaugeMetric {
+	if p.metric == "longest" {
+		return nil
+	}
+	return p.fake.NewLongestRunningProcessorSecondsMetric(n)
+}
+func (p *nilOne) NewRetriesMetric(n string) CounterMetric {
+	if p.metric == "retries" {
+		return nil
+	}
+	return p.fake.NewRetriesMetric(n)
+}
+
+// panicOf returns what f panics with, or nil.
+func panicOf(f func()) (p any) {
+	defer func() { p = recover() }()
+	f()
+	return nil
+}
+
+// TestNilMetricPanicsAtConstruction: a provider that returns a nil metric makes the queue's
+// construction panic, naming the queue and the method, where client-go fails at the metric's
+// first use (for the unfinished-work gauges, in a goroutine of its own).
+func TestNilMetricPanicsAtConstruction(t *testing.T) {
+	methods := map[string]string{
+		"depth": "NewDepthMetric", "adds": "NewAddsMetric", "latency": "NewLatencyMetric",
+		"work": "NewWorkDurationMetric", "unfinished": "NewUnfinishedWorkSecondsMetric",
+		"longest": "NewLongestRunningProcessorSecondsMetric", "retries": "NewRetriesMetric",
+	}
+	for metric, method := range methods {
+		p := &nilOne{metric: metric}
+		build := func() { New[string](Config{Name: "pods", Provider: p, Priority: true}) }
+		if metric == "retries" {
+			build = func() { NewRetries("pods", p) }
+		}
+		want := `workqueue: queue "pods": the metrics provider's ` + method + " returned nil"
+		if got := fmt.Sprint(panicOf(build)); got != want {
+			t.Errorf("%s nil: panic %q, want %q", metric, got, want)
+		}
+	}
+}
+
+// TestSetProviderNil: after SetProvider(nil), a named queue without a provider of its own
+// cannot be built, as in client-go, and says why; an unnamed one records nothing, as before.
+// It sets the global provider directly and puts it back.
+func TestSetProviderNil(t *testing.T) {
+	saved := global.Load()
+	defer global.Store(saved)
+	global.Store(&provider{nil})
+
+	want := `workqueue: queue "pods" has no metrics provider: SetProvider was given nil`
+	if got := fmt.Sprint(panicOf(func() { New[string](Config{Name: "pods"}) })); got != want {
+		t.Errorf("New: panic %q, want %q", got, want)
+	}
+	if got := fmt.Sprint(panicOf(func() { NewRetries("pods", nil) })); got != want {
+		t.Errorf("NewRetries: panic %q, want %q", got, want)
+	}
+	if New[string](Config{}) != nil || NewRetries("", nil) != nil {
+		t.Error("an unnamed queue records metrics")
+	}
+	p := &fake{}
+	if New[string](Config{Name: "pods", Provider: p}) == nil || len(p.asked) != 6 {
+		t.Error("a queue with a provider of its own does not use it")
 	}
 }

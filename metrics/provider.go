@@ -70,22 +70,24 @@ func (noop) NewLongestRunningProcessorSecondsMetric(string) SettableGaugeMetric 
 func (noop) NewRetriesMetric(string) CounterMetric                              { return noopMetric{} }
 
 var (
-	global    atomic.Value // holds a provider{Provider}
+	global    atomic.Pointer[provider] // nil until SetProvider
 	setGlobal sync.Once
 )
 
-// provider wraps a Provider so that atomic.Value always stores one concrete type.
+// provider is the argument of the first SetProvider, nil included.
 type provider struct{ Provider }
 
 // SetProvider sets the provider of every queue created afterwards without one of its own. Only
 // the first call has an effect; it is safe for simultaneous use.
 func SetProvider(p Provider) {
-	setGlobal.Do(func() { global.Store(provider{p}) })
+	setGlobal.Do(func() { global.Store(&provider{p}) })
 }
 
-// Global returns the provider set by SetProvider, or the no-op provider before any call.
+// Global returns the provider set by SetProvider, or the no-op provider before any call. It
+// returns nil after SetProvider(nil): client-go then fails to make the metrics of every named
+// queue created without a provider of its own, and so do the queues here (see New).
 func Global() Provider {
-	if p, ok := global.Load().(provider); ok && p.Provider != nil {
+	if p := global.Load(); p != nil {
 		return p.Provider
 	}
 	return noop{}

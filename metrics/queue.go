@@ -1,6 +1,9 @@
 package metrics
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Queue records the metrics of one queue. It is plain single-goroutine code: every method takes
 // the current instant. A nil *Queue records nothing, so a queue without metrics can call it
@@ -40,31 +43,33 @@ type Config struct {
 
 // New creates the six metrics of a queue, or returns nil when it records none: when it has no
 // name or its provider is the no-op one, as in client-go. (The retries counter of delaying
-// queues is apart: see NewRetries.)
+// queues is apart: see NewRetries.) The provider is asked in the order client-go asks it, or,
+// for a priority queue, controller-runtime. New panics, naming the queue, if the provider
+// returns a nil metric or SetProvider(nil) left none.
 func New[T comparable](c Config) *Queue[T] {
-	p := c.Provider
-	if p == nil {
-		p = Global()
-	}
-	if c.Name == "" || IsNoop(p) {
+	if c.Name == "" {
 		return nil
 	}
-	m := &Queue[T]{
-		adds:       p.NewAddsMetric(c.Name),
-		latency:    p.NewLatencyMetric(c.Name),
-		work:       p.NewWorkDurationMetric(c.Name),
-		unfinished: p.NewUnfinishedWorkSecondsMetric(c.Name),
-		longest:    p.NewLongestRunningProcessorSecondsMetric(c.Name),
-		addedAt:    make(map[T]time.Time),
-		startedAt:  make(map[T]time.Time),
+	p := providerOf(c.Name, c.Provider)
+	if IsNoop(p) {
+		return nil
 	}
-	if pp, ok := p.(PriorityProvider); ok && c.Priority {
-		m.depthBy = pp.NewDepthMetricWithPriority(c.Name)
-	} else {
-		m.depth = p.NewDepthMetric(c.Name)
+	m := &Queue[T]{addedAt: make(map[T]time.Time), startedAt: make(map[T]time.Time)}
+	if !c.Priority {
+		m.depth = made(p.NewDepthMetric(c.Name), "NewDepthMetric", c.Name)
 	}
+	m.adds = made(p.NewAddsMetric(c.Name), "NewAddsMetric", c.Name)
+	m.latency = made(p.NewLatencyMetric(c.Name), "NewLatencyMetric", c.Name)
+	m.work = made(p.NewWorkDurationMetric(c.Name), "NewWorkDurationMetric", c.Name)
+	m.unfinished = made(p.NewUnfinishedWorkSecondsMetric(c.Name), "NewUnfinishedWorkSecondsMetric", c.Name)
+	m.longest = made(p.NewLongestRunningProcessorSecondsMetric(c.Name), "NewLongestRunningProcessorSecondsMetric", c.Name)
 	if c.Priority {
-		m.retries = p.NewRetriesMetric(c.Name)
+		m.retries = made(p.NewRetriesMetric(c.Name), "NewRetriesMetric", c.Name)
+		if pp, ok := p.(PriorityProvider); ok {
+			m.depthBy = made(pp.NewDepthMetricWithPriority(c.Name), "NewDepthMetricWithPriority", c.Name)
+		} else {
+			m.depth = made(p.NewDepthMetric(c.Name), "NewDepthMetric", c.Name)
+		}
 	}
 	if d, ok := p.(DelayedProvider); ok {
 		m.name, m.offers = c.Name, d
@@ -73,6 +78,27 @@ func New[T comparable](c Config) *Queue[T] {
 		}
 	}
 	return m
+}
+
+// providerOf returns p, or the global provider when p is nil; it panics, naming the queue, if
+// SetProvider(nil) left no global provider.
+func providerOf(queue string, p Provider) Provider {
+	if p == nil {
+		p = Global()
+	}
+	if p == nil {
+		panic(fmt.Sprintf("workqueue: queue %q has no metrics provider: SetProvider was given nil", queue))
+	}
+	return p
+}
+
+// made returns metric, the result of the provider's method for queue, or panics if it is nil:
+// at construction, rather than where client-go would fail, at the metric's first use.
+func made[M any](metric M, method, queue string) M {
+	if any(metric) == nil {
+		panic(fmt.Sprintf("workqueue: queue %q: the metrics provider's %s returned nil", queue, method))
+	}
+	return metric
 }
 
 // TrackDelayed creates the gauge of items in the delay heap, when the provider offers it and it
@@ -195,13 +221,11 @@ func (m *Queue[T]) SetDelayed(n int) {
 }
 
 // NewRetries returns the retries counter of a delaying or rate-limiting queue named name, from
-// provider or, when nil, the global provider; nil for an unnamed queue.
+// provider or, when nil, the global provider; nil for an unnamed queue. It panics, as New does,
+// if there is no provider or it returns nil.
 func NewRetries(name string, provider Provider) CounterMetric {
 	if name == "" {
 		return nil
 	}
-	if provider == nil {
-		provider = Global()
-	}
-	return provider.NewRetriesMetric(name)
+	return made(providerOf(name, provider).NewRetriesMetric(name), "NewRetriesMetric", name)
 }
