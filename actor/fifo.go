@@ -109,9 +109,12 @@ func (m *fifo[T]) add(item T) {
 		m.forward(item)
 		return
 	}
-	if m.state.Add(item) && m.metrics.Enabled() {
+	// The metrics hear of an add before the state changes, as in client-go: if they panic, the
+	// item is not added.
+	if m.metrics.Enabled() && !m.state.Pending(item) {
 		m.metrics.Added(item, 0, m.clock.Now())
 	}
+	m.state.Add(item)
 }
 
 // take starts every reservation up to upTo that is not started yet. A panic of the metrics as
@@ -173,11 +176,12 @@ func (m *fifo[T]) giveBack(item T) {
 
 // done ends the processing of item, and ends waiting drains once nothing is in processing.
 func (m *fifo[T]) done(item T) {
-	if !m.state.Done(item) {
-		return
-	}
+	// The metrics hear of it first, as in client-go: if they panic, item stays in processing.
 	if m.metrics.Enabled() {
 		m.metrics.Finished(item, m.clock.Now())
+	}
+	if !m.state.Done(item) {
+		return
 	}
 	if m.state.Processing() == 0 {
 		m.releaseDrainers()

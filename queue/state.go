@@ -103,6 +103,15 @@ func (s *State[T]) Add(item T) bool {
 	return true
 }
 
+// Pending reports whether item is waiting, or being processed and due to wait again: whether
+// [State.Add] would leave it as it is (and report false).
+func (s *State[T]) Pending(item T) bool {
+	if f, ok := s.processing[item]; ok {
+		return f.again
+	}
+	return s.waiting.Has(item)
+}
+
 // isWaiting reports whether item is in storage or reserved.
 func (s *State[T]) isWaiting(item T) bool {
 	return s.waiting.Has(item)

@@ -35,7 +35,13 @@ func call(s *State[string], c string) string {
 	fmt.Sscan(c, &verb, &arg)
 	switch verb {
 	case "add":
-		return fmt.Sprint(s.Add(arg))
+		// Pending foretells what Add will do: leave a pending item as it is.
+		pending := s.Pending(arg)
+		added := s.Add(arg)
+		if added == pending {
+			return fmt.Sprintf("%v, though Pending said %v", added, pending)
+		}
+		return fmt.Sprint(added)
 	case "reserve":
 		item, seq, ok := s.Reserve(t0)
 		if !ok {
