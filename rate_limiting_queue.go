@@ -30,8 +30,9 @@ type TypedRateLimitingQueueConfig[T comparable] struct {
 	// Clock is the queue's clock; nil means the real one. Ignored when DelayingQueue is set.
 	Clock Clock
 	// DelayingQueue is the queue to retry items on; nil means a new one. A delaying queue of
-	// this package runs the limiter in its own goroutine; any other is given the limiter behind
-	// a mutex, in the caller's goroutine.
+	// this package runs a limiter of this package in its own goroutine; any other limiter, and
+	// any limiter for another delaying queue, is called in the caller's goroutine, behind a
+	// mutex.
 	DelayingQueue TypedDelayingInterface[T]
 }
 
@@ -48,9 +49,7 @@ type rateLimitingQueue[T comparable] struct {
 
 // AddRateLimited adds item after the wait the rate limiter decides for it. The limiter is asked
 // even after shutdown, so that the failure counts, as in client-go.
-func (q *rateLimitingQueue[T]) AddRateLimited(item T) {
-	q.q.AddRateLimited(item, q.limiter, q.retries)
-}
+func (q *rateLimitingQueue[T]) AddRateLimited(item T) { q.q.AddRateLimited(item, q.limiter) }
 
 // Forget makes the rate limiter stop tracking item. It does not replace Done.
 func (q *rateLimitingQueue[T]) Forget(item T) { q.q.Forget(item, q.limiter) }
@@ -67,23 +66,23 @@ func NewTypedRateLimitingQueue[T comparable](rateLimiter TypedRateLimiter[T]) Ty
 // NewTypedRateLimitingQueueWithConfig returns a new rate-limiting queue configured by config.
 // Remember to call Forget. It panics if rateLimiter is nil.
 func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimiter[T], config TypedRateLimitingQueueConfig[T]) TypedRateLimitingInterface[T] {
-	limiter := actor.NewLimiter("NewTypedRateLimitingQueueWithConfig", rateLimiter)
-	switch dq := config.DelayingQueue.(type) {
+	limiter := actor.NewLimiter("NewTypedRateLimitingQueueWithConfig", rateLimiter) // before any queue starts
+	var dq *delayingQueue[T]
+	switch inner := config.DelayingQueue.(type) {
 	case nil:
-		return &rateLimitingQueue[T]{
-			delayingQueue: NewTypedDelayingQueueWithConfig(TypedDelayingQueueConfig[T]{
-				Name:            config.Name,
-				MetricsProvider: config.MetricsProvider,
-				Clock:           config.Clock,
-			}).(*delayingQueue[T]),
-			limiter: limiter,
-		}
+		dq = NewTypedDelayingQueueWithConfig(TypedDelayingQueueConfig[T]{
+			Name:            config.Name,
+			MetricsProvider: config.MetricsProvider,
+			Clock:           config.Clock,
+		}).(*delayingQueue[T])
 	case *delayingQueue[T]:
-		return &rateLimitingQueue[T]{delayingQueue: dq, limiter: limiter}
+		dq = inner
 	case *rateLimitingQueue[T]:
-		return &rateLimitingQueue[T]{delayingQueue: dq.delayingQueue, limiter: limiter}
+		dq = inner.delayingQueue
+	default:
+		return actor.NewRetrier[T](config.DelayingQueue, limiter)
 	}
-	return actor.NewRetrier[T](config.DelayingQueue, limiter)
+	return &rateLimitingQueue[T]{delayingQueue: dq, limiter: limiter.WithRetries(dq.retries)}
 }
 
 // NewRateLimitingQueue returns a new, unnamed rate-limiting queue of any.

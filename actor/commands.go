@@ -56,25 +56,39 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 }
 
 // AddRateLimited adds item after the wait l decides. l is asked even after shutdown, as in
-// client-go, so the failure counts; the item itself is then dropped. Before shutdown it counts
-// one retry on retries, when not nil.
-func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T], retries metrics.CounterMetric) {
+// client-go, so the failure counts; the item itself is then dropped. Before shutdown, once l
+// has answered, it counts one retry on l's counter. A limiter that is not safe is asked in the
+// caller's goroutine (see Limiter).
+func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T]) {
 	q.check("AddRateLimited", item)
-	if retries != nil && !q.stopping.Load() {
-		retries.Inc()
+	if !l.safe {
+		q.AddAfter(item, l.whenAt(item, q.clock.Now()), l.retries)
+		return
 	}
-	q.limit(command[T]{op: opAddRateLimited, item: item, at: q.since(q.clock.Now()), lim: l})
+	c := command[T]{op: opAddRateLimited, item: item, at: q.since(q.clock.Now()), lim: l}
+	if l.retries != nil {
+		q.call(c) // the counter may panic
+	} else {
+		q.post(c)
+	}
 }
 
 // Forget makes l forget item's failures.
 func (q *Queue[T]) Forget(item T, l *Limiter[T]) {
 	q.check("Forget", item)
-	q.limit(command[T]{op: opForget, item: item, lim: l})
+	if !l.safe {
+		l.forget(item)
+		return
+	}
+	q.post(command[T]{op: opForget, item: item, lim: l})
 }
 
 // NumRequeues returns the failures l counts for item.
 func (q *Queue[T]) NumRequeues(item T, l *Limiter[T]) int {
 	q.check("NumRequeues", item)
+	if !l.safe {
+		return l.numRequeues(item)
+	}
 	return q.call(command[T]{op: opNumRequeues, item: item, lim: l}).n
 }
 

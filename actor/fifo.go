@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/delay"
-	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/queue"
 )
 
@@ -45,11 +44,16 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 			m.waiting.Schedule(c.item, c.at)
 		}
 	case opAddRateLimited:
-		// Asked even after shutdown, as client-go does: the failure still counts.
-		d := limiter.WhenAt(c.lim.limiter, c.item, m.instantOf(c.at))
+		// Asked even after shutdown, as client-go does: the failure still counts. So does the
+		// retry, between the answer and the add, as there.
+		d := c.lim.whenAt(c.item, m.instantOf(c.at))
+		if m.shuttingDown {
+			break
+		}
+		c.lim.countRetry()
 		if d <= 0 {
 			m.add(c.item)
-		} else if !m.shuttingDown {
+		} else {
 			m.waiting.Schedule(c.item, later(c.at, d))
 		}
 	case opDue:
@@ -58,9 +62,9 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 			m.add(item)
 		}
 	case opForget:
-		c.lim.limiter.Forget(c.item)
+		c.lim.forget(c.item)
 	case opNumRequeues:
-		r.n = c.lim.limiter.NumRequeues(c.item)
+		r.n = c.lim.numRequeues(c.item)
 	case opWant:
 		if !m.shuttingDown {
 			m.wanted++

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/priority"
 )
 
@@ -44,9 +43,9 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 			}
 		}
 	case opForget:
-		c.lim.limiter.Forget(c.item)
+		c.lim.forget(c.item)
 	case opNumRequeues:
-		r.n = c.lim.limiter.NumRequeues(c.item)
+		r.n = c.lim.numRequeues(c.item)
 	case opGet:
 		if m.shuttingDown {
 			return result[T]{shutdown: true}, false
@@ -98,7 +97,7 @@ func (m *prio[T]) add(item T, priority int, after time.Duration, rateLimited boo
 		return
 	}
 	if rateLimited {
-		if wait := limiter.WhenAt(l.limiter, item, now); after == 0 || wait < after {
+		if wait := l.whenAt(item, now); after == 0 || wait < after {
 			after = wait
 		}
 	}

@@ -18,15 +18,6 @@ func (q *Queue[T]) post(c command[T]) {
 	}
 }
 
-// limit sends c, waiting for the outcome when c may run foreign code.
-func (q *Queue[T]) limit(c command[T]) {
-	if q.waits || !c.lim.safe {
-		q.call(c)
-	} else {
-		q.send(c)
-	}
-}
-
 // call sends c and waits for the answer, raising any panic the command caused.
 func (q *Queue[T]) call(c command[T]) result[T] {
 	r := q.ask(c)

@@ -20,7 +20,7 @@ func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 
 	q.mailbox.put(command[string]{op: opShutDown}) // ShutDown's command, without waiting for the answer
 	assert.True(t, q.ShuttingDown(), "the flag is up once the command is in")
-	q.AddRateLimited("b", noWait, nil)
+	q.AddRateLimited("b", noWait)
 
 	var a alarm
 	q.turn(&a)

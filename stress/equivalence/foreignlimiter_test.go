@@ -1,0 +1,154 @@
+package equivalence
+
+import (
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	clientgo "k8s.io/client-go/util/workqueue"
+
+	actorqueue "github.com/actorqueue/workqueue"
+)
+
+// limited is what these tests need of a rate-limiting queue of either library.
+type limited = clientgo.TypedRateLimitingInterface[string]
+
+// hookLimiter is a rate limiter of the test's own: its When runs hook, then answers wait.
+// NumRequeues and Forget do nothing of note.
+type hookLimiter struct {
+	hook func(item string)
+	wait time.Duration
+}
+
+func (l *hookLimiter) When(item string) time.Duration {
+	l.hook(item)
+	return l.wait
+}
+func (l *hookLimiter) Forget(string)          {}
+func (l *hookLimiter) NumRequeues(string) int { return 0 }
+
+// rateLimitingOn builds a rate-limiting queue of client-go (lib 0) or actorqueue (lib 1) around
+// l, with metrics recorded, and failing, as f says.
+func rateLimitingOn(lib int, l clientgo.TypedRateLimiter[string], f *faults) limited {
+	if lib == 0 {
+		return clientgo.NewTypedRateLimitingQueueWithConfig(l,
+			clientgo.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: faultyClientGoMetrics{f}})
+	}
+	return actorqueue.NewTypedRateLimitingQueueWithConfig[string](l,
+		actorqueue.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: faultyActorQueueMetrics{f}})
+}
+
+// itemBased returns the default item-based limiter of client-go (lib 0) or actorqueue (lib 1).
+func itemBased(lib int) clientgo.TypedRateLimiter[string] {
+	if lib == 0 {
+		return clientgo.DefaultTypedItemBasedRateLimiter[string]()
+	}
+	return actorqueue.DefaultTypedItemBasedRateLimiter[string]()
+}
+
+// newFaults returns faults that make nothing fail, with a fresh log.
+func newFaults() *faults { return &faults{calls: &metricCalls{log: map[string][]string{}}} }
+
+// TestForeignLimiterCallsBackIntoTheQueue: client-go asks a rate limiter in the caller's
+// goroutine, so a limiter of the user's may look at the queue it serves. Both libraries answer
+// its Len, and the item is added after the wait.
+func TestForeignLimiterCallsBackIntoTheQueue(t *testing.T) {
+	var results [2]string
+	for i := range 2 {
+		synctest.Test(t, func(t *testing.T) {
+			var q limited
+			l := &hookLimiter{wait: time.Second}
+			var seen int
+			l.hook = func(string) { seen = q.Len() }
+			q = rateLimitingOn(i, l, newFaults())
+			defer q.ShutDown()
+			q.Add("x")
+			q.AddRateLimited("y")
+			time.Sleep(time.Second)
+			synctest.Wait()
+			results[i] = fmt.Sprintf("When saw Len %d; Len %d a second later", seen, q.Len())
+		})
+	}
+	if results[0] != results[1] {
+		t.Errorf("client-go: %s; actorqueue: %s", results[0], results[1])
+	}
+}
+
+// TestForeignLimiterThatBlocksStopsOnlyItsCaller: while a limiter of the user's blocks in When,
+// the AddRateLimited that asked it waits, and every other call on the queue goes on.
+func TestForeignLimiterThatBlocksStopsOnlyItsCaller(t *testing.T) {
+	var results [2]string
+	for i := range 2 {
+		synctest.Test(t, func(t *testing.T) {
+			release := make(chan struct{})
+			l := &hookLimiter{hook: func(string) { <-release }}
+			q := rateLimitingOn(i, l, newFaults())
+			retried := make(chan struct{})
+			go func() {
+				q.AddRateLimited("b")
+				close(retried)
+			}()
+			synctest.Wait() // the limiter blocks
+			q.Add("a")
+			item, _ := q.Get()
+			results[i] = fmt.Sprintf("while When blocks: Len %d after Get %s", q.Len(), item)
+			q.Done(item)
+			close(release)
+			<-retried
+			results[i] += fmt.Sprintf("; then Len %d", q.Len())
+			q.ShutDown()
+		})
+	}
+	if results[0] != results[1] {
+		t.Errorf("client-go: %s; actorqueue: %s", results[0], results[1])
+	}
+}
+
+// TestRetryCountedAfterTheLimiterAnswers: client-go counts a retry once the limiter has
+// answered, before the item is added. A limiter that panics counts no retry; a retries counter
+// that panics leaves the item out, though the limiter counted the failure. Both hold for a
+// limiter of the user's and for one of each library's own.
+func TestRetryCountedAfterTheLimiterAnswers(t *testing.T) {
+	scenarios := map[string]struct {
+		limiter func(lib int) clientgo.TypedRateLimiter[string]
+		fail    string
+	}{
+		"the user's limiter panics": {
+			limiter: func(int) clientgo.TypedRateLimiter[string] {
+				return &hookLimiter{hook: func(string) { panic("limiter failed") }}
+			},
+		},
+		"the retries counter panics": {
+			limiter: itemBased,
+			fail:    "retries Inc",
+		},
+		"the retries counter panics, the user's limiter": {
+			limiter: func(int) clientgo.TypedRateLimiter[string] { return &hookLimiter{hook: func(string) {}} },
+			fail:    "retries Inc",
+		},
+		"nothing panics": {
+			limiter: itemBased,
+		},
+	}
+	for name, sc := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			var results [2]string
+			for i := range 2 {
+				synctest.Test(t, func(t *testing.T) {
+					f := newFaults()
+					f.fail = sc.fail
+					q := rateLimitingOn(i, sc.limiter(i), f)
+					outcome := panicked(func() { q.AddRateLimited("a") })
+					time.Sleep(10 * time.Millisecond) // past the limiter's 5 ms, before client-go's first tick
+					synctest.Wait()
+					results[i] = fmt.Sprintf("%s; Len %d; NumRequeues %d\n%s", outcome, q.Len(), q.NumRequeues("a"), f.calls)
+					q.ShutDown()
+				})
+			}
+			if results[0] != results[1] {
+				t.Errorf("client-go:\n%s\nactorqueue:\n%s", results[0], results[1])
+			}
+		})
+	}
+}
