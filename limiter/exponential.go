@@ -45,7 +45,7 @@ func (r *Exponential[T]) When(item T) time.Duration { return r.WhenAt(item, time
 // the earlier failures it remembers, capped at maxDelay, then jittered if so configured. The
 // result is never negative, however many failures there were.
 func (r *Exponential[T]) WhenAt(item T, now time.Time) time.Duration {
-	n := max(r.failures.add(item, now)-1, 0) // a NaN counts 0: client-go waits baseDelay for it
+	n := max(r.memory().add(item, now)-1, 0) // a NaN counts 0: client-go waits baseDelay for it
 	return r.jitter.apply(exponential(r.baseDelay, r.maxDelay, n))
 }
 
@@ -67,13 +67,21 @@ func exponential(base, max time.Duration, n int) time.Duration {
 }
 
 // NumRequeues returns the number of failures remembered for item.
-func (r *Exponential[T]) NumRequeues(item T) int { return r.failures.count(item) }
+func (r *Exponential[T]) NumRequeues(item T) int { return r.memory().count(item) }
 
 // Forget clears the failures of item.
-func (r *Exponential[T]) Forget(item T) { r.failures.forget(item) }
+func (r *Exponential[T]) Forget(item T) { r.memory().forget(item) }
 
 // Tracked returns how many items the limiter remembers failures of: the entries its memory
 // holds.
-func (r *Exponential[T]) Tracked() int { return r.failures.len() }
+func (r *Exponential[T]) Tracked() int { return r.memory().len() }
 
-func (r *Exponential[T]) safe() bool { return r != nil && !r.jitter.own() }
+// memory returns the failures r remembers: none for the zero value, which cannot record any.
+func (r *Exponential[T]) memory() failures[T] {
+	if r.failures == nil {
+		return unmade[T]{"exponential rate limiter"}
+	}
+	return r.failures
+}
+
+func (r *Exponential[T]) safe() bool { return r != nil && r.failures != nil && !r.jitter.own() }

@@ -26,6 +26,19 @@ func newFailures[T comparable](o options) failures[T] {
 	return newRecency[T](o.forgetAfter, o.maxTracked)
 }
 
+// unmade stands for the failures of a limiter's zero value, which no constructor made. Like
+// client-go's zero value, whose nil map reads as empty, it counts nothing and forgets without
+// complaint; recording a failure panics there, and here too, with a message that says why.
+type unmade[T comparable] struct{ limiter string }
+
+func (u unmade[T]) add(T, time.Time) int {
+	panic("workqueue: " + u.limiter + ": the zero value cannot count failures: create it with its constructor")
+}
+
+func (unmade[T]) count(T) int { return 0 }
+func (unmade[T]) forget(T)    {}
+func (unmade[T]) len() int    { return 0 }
+
 // counts keeps the failures of every item until forget.
 type counts[T comparable] map[T]int
 

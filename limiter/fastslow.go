@@ -49,20 +49,28 @@ func (r *FastSlow[T]) When(item T) time.Duration { return r.WhenAt(item, time.No
 // failed at most maxFastAttempts times, slowDelay afterwards, jittered if so configured.
 func (r *FastSlow[T]) WhenAt(item T, now time.Time) time.Duration {
 	wait := r.slowDelay
-	if r.failures.add(item, now) <= r.maxFastAttempts {
+	if r.memory().add(item, now) <= r.maxFastAttempts {
 		wait = r.fastDelay
 	}
 	return r.jitter.apply(wait)
 }
 
 // NumRequeues returns the number of failures remembered for item.
-func (r *FastSlow[T]) NumRequeues(item T) int { return r.failures.count(item) }
+func (r *FastSlow[T]) NumRequeues(item T) int { return r.memory().count(item) }
 
 // Forget clears the failures of item.
-func (r *FastSlow[T]) Forget(item T) { r.failures.forget(item) }
+func (r *FastSlow[T]) Forget(item T) { r.memory().forget(item) }
 
 // Tracked returns how many items the limiter remembers failures of: the entries its memory
 // holds.
-func (r *FastSlow[T]) Tracked() int { return r.failures.len() }
+func (r *FastSlow[T]) Tracked() int { return r.memory().len() }
 
-func (r *FastSlow[T]) safe() bool { return r != nil && !r.jitter.own() }
+// memory returns the failures r remembers: none for the zero value, which cannot record any.
+func (r *FastSlow[T]) memory() failures[T] {
+	if r.failures == nil {
+		return unmade[T]{"fast-slow rate limiter"}
+	}
+	return r.failures
+}
+
+func (r *FastSlow[T]) safe() bool { return r != nil && r.failures != nil && !r.jitter.own() }

@@ -3,6 +3,7 @@ package limiter
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,6 +242,8 @@ func TestSafe(t *testing.T) {
 		{NewItemBucket[string](1, 1), true},
 		{&Bucket[string]{Limiter: rate.NewLimiter(1, 1)}, true},
 		{&Bucket[string]{}, false},
+		{&Exponential[string]{}, false}, // a zero value panics when asked to wait
+		{&FastSlow[string]{}, false},
 		{NewMaxOf[string](exp, NewMaxWait[string](exp, 0)), true},
 		{NewMaxOf[string](exp, custom{exp}), false},
 		{NewMaxWait[string](custom{exp}, 0), false},
@@ -250,5 +253,25 @@ func TestSafe(t *testing.T) {
 		if got := Safe(tt.l); got != tt.want {
 			t.Errorf("%d: Safe(%T) = %v, want %v", i, tt.l, got, tt.want)
 		}
+	}
+}
+
+// TestZeroValueCountsNothing: an exponential or fast-slow limiter made without its constructor
+// counts no failures and forgets without complaint, as client-go's, and panics with a message
+// that says why when asked to wait.
+func TestZeroValueCountsNothing(t *testing.T) {
+	for _, l := range []RateLimiter[string]{&Exponential[string]{}, &FastSlow[string]{}} {
+		if n := l.NumRequeues("a"); n != 0 {
+			t.Errorf("%T: NumRequeues = %d, want 0", l, n)
+		}
+		l.Forget("a")
+		func() {
+			defer func() {
+				if p := fmt.Sprint(recover()); !strings.Contains(p, "the zero value cannot count failures") {
+					t.Errorf("%T: When panicked with %q", l, p)
+				}
+			}()
+			l.When("a")
+		}()
 	}
 }

@@ -1,0 +1,66 @@
+package equivalence
+
+import (
+	"fmt"
+	"testing"
+	"testing/synctest"
+
+	clientgo "k8s.io/client-go/util/workqueue"
+
+	actorqueue "github.com/actorqueue/workqueue"
+)
+
+// TestZeroValueLimiters: the zero value of an exponential or fast-slow limiter, made without its
+// constructor, counts nothing and forgets without complaint in client-go (its map is nil), and
+// panics when asked to wait (writing to that map). Both libraries do the same, on their own and
+// in a queue, where the panic reaches the caller of AddRateLimited and nothing else.
+func TestZeroValueLimiters(t *testing.T) {
+	kinds := map[string][2]func() clientgo.TypedRateLimiter[string]{
+		"exponential": {
+			func() clientgo.TypedRateLimiter[string] {
+				return &clientgo.TypedItemExponentialFailureRateLimiter[string]{}
+			},
+			func() clientgo.TypedRateLimiter[string] {
+				return &actorqueue.TypedItemExponentialFailureRateLimiter[string]{}
+			},
+		},
+		"fast-slow": {
+			func() clientgo.TypedRateLimiter[string] { return &clientgo.TypedItemFastSlowRateLimiter[string]{} },
+			func() clientgo.TypedRateLimiter[string] { return &actorqueue.TypedItemFastSlowRateLimiter[string]{} },
+		},
+	}
+	for kind, makers := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			var results [2]string
+			for i, newLimiter := range makers {
+				l := newLimiter()
+				results[i] = fmt.Sprintf("alone: NumRequeues %s, Forget %s, When %s",
+					outcomeOf(func() any { return l.NumRequeues("a") }),
+					outcomeOf(func() any { l.Forget("a"); return nil }),
+					outcomeOf(func() any { return l.When("a") }))
+				synctest.Test(t, func(t *testing.T) {
+					q := rateLimitingOn(i, newLimiter(), newFaults())
+					defer q.ShutDown()
+					results[i] += fmt.Sprintf("; in a queue: AddRateLimited %s, then Len %s, NumRequeues %s, Forget %s",
+						outcomeOf(func() any { q.AddRateLimited("a"); return nil }),
+						outcomeOf(func() any { return q.Len() }),
+						outcomeOf(func() any { return q.NumRequeues("a") }),
+						outcomeOf(func() any { q.Forget("a"); return nil }))
+				})
+			}
+			if results[0] != results[1] {
+				t.Errorf("client-go:  %s\nactorqueue: %s", results[0], results[1])
+			}
+		})
+	}
+}
+
+// outcomeOf returns what f returns, or "panics" if it panics: the two libraries' messages differ.
+func outcomeOf(f func() any) (outcome string) {
+	defer func() {
+		if recover() != nil {
+			outcome = "panics"
+		}
+	}()
+	return fmt.Sprint(f())
+}
