@@ -33,9 +33,12 @@ type TypedDelayingQueueConfig[T comparable] struct {
 	MetricsProvider MetricsProvider
 	// Clock times the delays; nil means the real clock.
 	Clock Clock
-	// Queue is the queue to add items to; nil means a new queue. A queue of this package on the
-	// same clock shares its goroutine with the delays; any other gets a second goroutine that
-	// holds the delays.
+	// Queue is the queue to add items to; nil means a new queue. Each delaying queue holds its
+	// own delays, as in client-go: the same item delayed through two of them is added once by
+	// each. A queue made by NewTypedWithConfig on the same clock shares its goroutine with the
+	// first delaying queue built around it. Any other queue (of another package, on another
+	// clock, a delaying or rate-limiting queue, or one already wrapped) gets a second goroutine
+	// that holds the delays.
 	Queue TypedInterface[T]
 }
 
@@ -76,8 +79,7 @@ func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConf
 			retries: retries,
 		}
 	case interface{ typed() *Typed[T] }:
-		if t := inner.typed(); t.q.OnClock(config.Clock) {
-			t.q.TrackDelayed() // its delay heap now holds this view's items
+		if t := inner.typed(); t.q.Join(config.Clock) {
 			return &delayingQueue[T]{Typed: t, retries: retries}
 		}
 	}

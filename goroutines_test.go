@@ -36,6 +36,19 @@ var kinds = map[string]func() workqueue.TypedInterface[string]{
 		return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "r", MetricsProvider: &provider{}})
 	},
+	"delaying around a plain queue": func() workqueue.TypedInterface[string] {
+		return workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
+			Queue: workqueue.NewTyped[string]()})
+	},
+	"rate-limiting around a delaying queue": func() workqueue.TypedInterface[string] {
+		return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{DelayingQueue: workqueue.NewTypedDelayingQueue[string]()})
+	},
+	"rate-limiting around a delaying queue around a plain queue": func() workqueue.TypedInterface[string] {
+		return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(
+				workqueue.TypedDelayingQueueConfig[string]{Queue: workqueue.NewTyped[string]()})})
+	},
 }
 
 func TestOneGoroutinePerQueue(t *testing.T) {

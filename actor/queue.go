@@ -43,6 +43,7 @@ type Queue[T comparable] struct {
 	handover chan struct{} // closed when the owner has given up the state
 	exited   chan struct{} // closed when the owner goroutine has returned
 	stopping atomic.Bool   // shutdown has begun
+	served   atomic.Bool   // a delaying queue serves the delay heap: q itself, or one that joined
 
 	clock     clock.Clock // never nil
 	origin    time.Time   // the instant commands count their instants from
@@ -79,6 +80,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	q.ready = make(chan handoff[T], readySize)
 	if c.Delaying || c.Forward != nil {
 		b.startHeartbeat()
+		q.served.Store(true)
 	}
 	q.m = &fifo[T]{
 		base:      b,
