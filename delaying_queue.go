@@ -38,7 +38,8 @@ type TypedDelayingQueueConfig[T comparable] struct {
 	// each. A queue made by NewTypedWithConfig on the same clock shares its goroutine with the
 	// first delaying queue built around it. Any other queue (of another package, on another
 	// clock, a delaying or rate-limiting queue, or one already wrapped) gets a second goroutine
-	// that holds the delays.
+	// that holds the delays. That goroutine wakes every 10 s, as client-go's does, to see
+	// whether the queue was shut down directly; it then drops the delayed items and exits.
 	Queue TypedInterface[T]
 }
 

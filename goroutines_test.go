@@ -135,3 +135,46 @@ func TestIdleQueuesOnAnInjectedClock(t *testing.T) {
 		assert.Equal(t, asked, clock.Afters(), "no heartbeat after shutdown")
 	})
 }
+
+// TestDelayingQueueAroundAForeignQueueStopsWithIt: a delaying queue around a queue of another
+// package looks at that queue whenever it wakes, at least every 10 s as client-go's does, on
+// any clock: once the inner queue is shut down directly, its goroutine exits within 10 s, and
+// its delayed items never reach the inner queue.
+func TestDelayingQueueAroundAForeignQueueStopsWithIt(t *testing.T) {
+	clocks := map[string]func() (workqueue.Clock, func(time.Duration)){
+		"real clock": func() (workqueue.Clock, func(time.Duration)) { return nil, time.Sleep },
+		"injected clock": func() (workqueue.Clock, func(time.Duration)) {
+			c := newFakeClock()
+			return c, c.Step
+		},
+	}
+	for name, newClock := range clocks {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				clock, pass := newClock()
+				before := bubbleGoroutines()
+				inner := &foreign{TypedInterface: workqueue.NewTyped[string]()}
+				q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
+					Queue: inner, Clock: clock})
+				q.AddAfter("a", time.Hour)
+				synctest.Wait()
+				assert.Equal(t, before+2, bubbleGoroutines(), "the inner queue's goroutine and the delays'")
+				pass(time.Second)
+				inner.ShutDown()
+				synctest.Wait()
+				pass(9*time.Second - time.Nanosecond)
+				synctest.Wait()
+				assert.Equal(t, before+1, bubbleGoroutines(), "before the heartbeat")
+				pass(time.Nanosecond)
+				synctest.Wait()
+				assert.Equal(t, before, bubbleGoroutines(), "gone at the heartbeat, 10 s after creation")
+				pass(time.Hour)
+				synctest.Wait()
+				inner.mu.Lock()
+				assert.Empty(t, inner.added, "the delayed item was dropped")
+				inner.mu.Unlock()
+				q.ShutDown()
+			})
+		})
+	}
+}

@@ -27,10 +27,16 @@ type DelayingInner[T comparable] interface {
 	AddAfter(item T, delay time.Duration)
 }
 
-// Delayer adds AddAfter to a queue this package did not build, or to one of its queues on
-// another clock: client-go's delaying queue around a custom queue. Its own owner goroutine
-// holds only the delay heap and passes due items to the inner queue's Add. Everything else is
-// the inner queue's.
+// Delayer adds AddAfter to a queue whose delay heap it may not use: one this package did not
+// build, one of its queues on another clock, or one already served by a delaying queue. It is
+// client-go's delaying queue around a custom queue: its own owner goroutine holds only its
+// delay heap and passes due items to the inner queue's Add. Everything else is the inner
+// queue's.
+//
+// Like client-go's, it looks at the inner queue's ShuttingDown whenever its goroutine wakes: for
+// an AddAfter, a due item, or a heartbeat every 10 s, on any clock. Once the inner queue is
+// shutting down, however it was shut down, no due item reaches its Add: the Delayer drops the
+// items still delayed and its goroutine exits, within 10 s at the latest.
 type Delayer[T comparable] struct {
 	Inner[T]
 	delays  *Queue[T]
@@ -40,7 +46,17 @@ type Delayer[T comparable] struct {
 // NewDelayer returns a [Delayer] around inner, timing delays on c (nil: the real clock) and
 // counting retries on retries when not nil.
 func NewDelayer[T comparable](inner Inner[T], c clock.Clock, retries metrics.CounterMetric) *Delayer[T] {
-	return &Delayer[T]{Inner: inner, delays: New(Config[T]{Clock: c, Forward: inner.Add}), retries: retries}
+	d := &Delayer[T]{Inner: inner, retries: retries}
+	d.delays = New(Config[T]{Clock: c, Forward: d.forward, StopWhen: inner.ShuttingDown})
+	return d
+}
+
+// forward adds a due item to the inner queue, unless that is shutting down: the owner then
+// shuts itself down at the end of its turn (see Config.StopWhen).
+func (d *Delayer[T]) forward(item T) {
+	if !d.Inner.ShuttingDown() {
+		d.Inner.Add(item)
+	}
 }
 
 // AddAfter adds item to the inner queue once delay has passed; a delay of zero or less adds it

@@ -31,6 +31,11 @@ type Config[T comparable] struct {
 	// Delaying says the queue serves AddAfter, as a delaying or rate-limiting queue (a queue with
 	// Forward always does). On an injected clock it then keeps client-go's heartbeat.
 	Delaying bool
+	// StopWhen, when set, is asked whenever the owner wakes (for a command, a due item, or a
+	// heartbeat every 10 s on any clock, as client-go's delaying queue has) whether the queue
+	// should shut itself down, dropping its delayed items; it then does. It is called from the
+	// owner goroutine. A delay heap in front of a queue of another package stops with it so.
+	StopWhen func() bool
 }
 
 // Queue is a workqueue run by one owner goroutine. Create it with [New]. All its methods are
@@ -82,6 +87,9 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 		b.startHeartbeat()
 		q.served.Store(true)
 	}
+	if c.StopWhen != nil {
+		b.beatAlways()
+	}
 	q.m = &fifo[T]{
 		base:      b,
 		state:     queue.New(c.Storage),
@@ -89,6 +97,9 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 		ready:     q.ready,
 		taken:     &q.taken,
 		readAhead: builtin,
+	}
+	if c.StopWhen != nil {
+		q.m = &watched[T]{rules: q.m, stop: c.StopWhen}
 	}
 	return q
 }

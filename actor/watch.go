@@ -1,0 +1,36 @@
+package actor
+
+// watched are rules that shut their queue down once stop reports true. They ask stop whenever
+// the owner wakes, for a command, a due item or the heartbeat: a delay heap in front of a
+// queue of another package stops, as client-go's waiting loop does, soon after that queue
+// begins its shutdown (see Config.StopWhen).
+type watched[T comparable] struct {
+	rules[T]
+	stop    func() bool
+	stopped bool // stop has reported true
+}
+
+// wake shuts the queue down if stop reports true, then does the work that time brings. A panic
+// of stop, which is foreign code, is kept for the next caller that waits for an answer, as any
+// panic with nobody waiting is.
+func (w *watched[T]) wake() {
+	if !w.stopped && !w.finished() {
+		func() {
+			c := command[T]{op: opShutDown}
+			defer func() {
+				if p := recover(); p != nil {
+					w.fail(&c, p)
+				}
+			}()
+			if w.stop() {
+				w.stopped = true
+				w.exec(&c)
+			}
+		}()
+	}
+	w.rules.wake()
+}
+
+// beatAlways gives the queue client-go's heartbeat, a wake-up every 10 s until shutdown,
+// whatever its clock (base.startHeartbeat gives it only on an injected clock).
+func (b *base[T]) beatAlways() { b.beatAt = b.clock.Now().Add(heartbeat) }
