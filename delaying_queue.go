@@ -68,25 +68,25 @@ func NewTypedDelayingQueue[T comparable]() TypedDelayingInterface[T] {
 	return NewTypedDelayingQueueWithConfig(TypedDelayingQueueConfig[T]{})
 }
 
-// NewTypedDelayingQueueWithConfig returns a new delaying queue configured by config.
+// NewTypedDelayingQueueWithConfig returns a new delaying queue configured by config. A named
+// queue asks its metrics provider for the retries counter after the metrics of the queue it
+// adds to, as client-go does.
 func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConfig[T]) TypedDelayingInterface[T] {
-	retries := metrics.NewRetries(config.Name, config.MetricsProvider)
+	retries := func() metrics.CounterMetric { return metrics.NewRetries(config.Name, config.MetricsProvider) }
 	switch inner := config.Queue.(type) {
 	case nil:
-		return &delayingQueue[T]{
-			Typed: newTyped(TypedQueueConfig[T]{
-				Name:            config.Name,
-				MetricsProvider: config.MetricsProvider,
-				Clock:           config.Clock,
-			}, true),
-			retries: retries,
-		}
+		t := newTyped(TypedQueueConfig[T]{
+			Name:            config.Name,
+			MetricsProvider: config.MetricsProvider,
+			Clock:           config.Clock,
+		}, true)
+		return &delayingQueue[T]{Typed: t, retries: retries()}
 	case interface{ typed() *Typed[T] }:
 		if t := inner.typed(); t.q.Join(config.Clock) {
-			return &delayingQueue[T]{Typed: t, retries: retries}
+			return &delayingQueue[T]{Typed: t, retries: retries()}
 		}
 	}
-	return actor.NewDelayer[T](config.Queue, config.Clock, retries)
+	return actor.NewDelayer[T](config.Queue, config.Clock, retries())
 }
 
 // TypedNewDelayingQueue returns a new, unnamed delaying queue.

@@ -171,15 +171,22 @@ func at(states []string, i int) string {
 	return "(no such step)"
 }
 
-// metricCalls records every call a queue makes to its metrics, per metric, in order. It serves
-// both libraries through clientGoMetrics and actorQueueMetrics, whose methods differ only in
-// the named types they return.
+// metricCalls records every call a queue makes to its metrics, per metric, in order, and the
+// order the metrics were created in. It serves both libraries through clientGoMetrics and
+// actorQueueMetrics, whose methods differ only in the named types they return.
 type metricCalls struct {
-	mu  sync.Mutex
-	log map[string][]string
+	mu      sync.Mutex
+	log     map[string][]string
+	created []string
 }
 
-func (c *metricCalls) metric(name string) recordedMetric { return recordedMetric{c, name} }
+// metric creates the metric name.
+func (c *metricCalls) metric(name string) recordedMetric {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.created = append(c.created, name)
+	return recordedMetric{c, name}
+}
 
 func (c *metricCalls) String() string {
 	c.mu.Lock()
