@@ -2,8 +2,13 @@
 // adds, queue latency, work duration, unfinished work, longest running processor and retries.
 //
 // A queue records its metrics in its owner goroutine, with the instant as an argument; no
-// metrics goroutine runs beside it. The metric interfaces and the provider are client-go's, so
-// a provider written for client-go (Prometheus, OpenTelemetry, a test fake) plugs in unchanged.
+// metrics goroutine runs beside it. The metric interfaces and the provider have client-go's
+// methods, so the source of a provider written for client-go (Prometheus, OpenTelemetry, a test
+// fake) compiles here once its import of client-go's workqueue names this module instead. A
+// compiled client-go provider does not plug in: its methods return client-go's named metric
+// types, which are not these. (Package k8s.io/component-base/metrics/prometheus/workqueue, for
+// one, registers with client-go's SetProvider only; this module's prometheus module stands in
+// for it.)
 package metrics
 
 import (
