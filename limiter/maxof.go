@@ -16,7 +16,7 @@ type MaxOf[T comparable] struct {
 // a limiter is nil.
 func NewMaxOf[T comparable](limiters ...RateLimiter[T]) *MaxOf[T] {
 	for i, l := range limiters {
-		if isNil(l) {
+		if IsNil(l) {
 			panic(fmt.Sprintf("workqueue: max-of rate limiter: limiter %d is nil", i))
 		}
 	}

@@ -15,7 +15,7 @@ type MaxWait[T comparable] struct {
 // NewMaxWait returns a [MaxWait] around limiter. It panics if limiter is nil or maxDelay is
 // negative.
 func NewMaxWait[T comparable](limiter RateLimiter[T], maxDelay time.Duration) *MaxWait[T] {
-	if isNil(limiter) {
+	if IsNil(limiter) {
 		panic("workqueue: max-wait rate limiter: nil limiter")
 	}
 	if maxDelay < 0 {

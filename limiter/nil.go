@@ -15,5 +15,13 @@ func isNil(v any) bool {
 	return false
 }
 
-// IsNil reports whether l is nil or a typed nil, which no queue can use.
-func IsNil[T comparable](l RateLimiter[T]) bool { return isNil(l) }
+// IsNil reports whether l is nil, or a nil pointer to one of this package's limiters: a
+// limiter no queue can use. A nil value of another package's type is let through, as client-go
+// lets it: its methods may well not read their receiver.
+func IsNil[T comparable](l RateLimiter[T]) bool {
+	if l == nil {
+		return true
+	}
+	_, own := l.(interface{ safe() bool })
+	return own && isNil(l)
+}

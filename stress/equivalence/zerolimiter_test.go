@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	clientgo "k8s.io/client-go/util/workqueue"
 
@@ -63,4 +64,38 @@ func outcomeOf(f func() any) (outcome string) {
 		}
 	}()
 	return fmt.Sprint(f())
+}
+
+// nilReceiver is a limiter of the user's whose methods never read their receiver, so that even
+// a nil *nilReceiver works.
+type nilReceiver struct{}
+
+func (*nilReceiver) When(string) time.Duration { return time.Second }
+func (*nilReceiver) Forget(string)             {}
+func (*nilReceiver) NumRequeues(string) int    { return 7 }
+
+// TestNilLimiterOfTheUsersType: client-go takes any limiter, and a nil pointer of a type whose
+// methods do not read the receiver works there. Both libraries take it, alone, in a max-of, a
+// max-wait and a queue. (A nil interface, or a nil pointer to a limiter of the library's own,
+// panics at construction here: see TestInvalidConstructionPanics.)
+func TestNilLimiterOfTheUsersType(t *testing.T) {
+	l := (*nilReceiver)(nil)
+	results := [2]string{
+		fmt.Sprintf("max-of %s, max-wait %s",
+			outcomeOf(func() any { return clientgo.NewTypedMaxOfRateLimiter[string](l).When("x") }),
+			outcomeOf(func() any { return clientgo.NewTypedWithMaxWaitRateLimiter[string](l, time.Minute).When("x") })),
+		fmt.Sprintf("max-of %s, max-wait %s",
+			outcomeOf(func() any { return actorqueue.NewTypedMaxOfRateLimiter[string](l).When("x") }),
+			outcomeOf(func() any { return actorqueue.NewTypedWithMaxWaitRateLimiter[string](l, time.Minute).When("x") })),
+	}
+	for i := range 2 {
+		synctest.Test(t, func(t *testing.T) {
+			q := rateLimitingOn(i, l, newFaults())
+			defer q.ShutDown()
+			results[i] += fmt.Sprintf("; in a queue: NumRequeues %s", outcomeOf(func() any { return q.NumRequeues("x") }))
+		})
+	}
+	if results[0] != results[1] {
+		t.Errorf("client-go:  %s\nactorqueue: %s", results[0], results[1])
+	}
 }
