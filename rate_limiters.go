@@ -8,9 +8,10 @@ import (
 	"github.com/actorqueue/workqueue/limiter"
 )
 
-// TypedRateLimiter decides how long an item waits before it is retried. A queue calls its rate
-// limiter from its own goroutine only; the limiters of this package hold no locks, so give each
-// queue its own (see package limiter).
+// TypedRateLimiter decides how long an item waits before it is retried. A queue calls a rate
+// limiter of this package from its own goroutine only; they hold no locks, so give each queue
+// its own (see package limiter). A limiter of your own is called in the caller's goroutine, as
+// in client-go, one call at a time.
 type TypedRateLimiter[T comparable] = limiter.RateLimiter[T]
 
 // RateLimiter is TypedRateLimiter[any].
