@@ -20,6 +20,11 @@
 // as for an item in storage. Taking is by prefix: once a getter has taken reservation n, every
 // reservation up to n has been taken, because getters receive reservations in order.
 //
+// A custom storage is reserved from only for a getter that waits, and its Pop is for all to
+// see: client-go pops inside Get, so an item popped is one being processed. Adding a reserved
+// item of a custom storage again is therefore an add during processing: the item goes back
+// into storage once the getter that takes it is done.
+//
 // A getter that takes a reservation tells the owner through the same ordered channel as every
 // other command, so the machine always sees a take in its place among the adds and dones.
 package queue
@@ -45,6 +50,7 @@ type State[T comparable] struct {
 	processing map[T]inFlight         // items taken and not done
 	reserved   FIFO[reservation[T]]   // reserved items, oldest reservation first
 	nextSeq    uint64                 // the reservation number Reserve will give next; the first is 1
+	readded    map[T]struct{}         // reserved items of a custom storage added again since
 }
 
 // reservation is a reserved item and the instant it was reserved.
@@ -93,10 +99,21 @@ func (s *State[T]) Add(item T) bool {
 		return true
 	}
 	if s.waiting.Has(item) && !mutant.Active(mutant.NoDedup) {
-		if s.custom && !s.isReserved(item) {
-			s.storage.Touch(item)
+		if !s.custom {
+			return false
 		}
-		return false
+		if !s.isReserved(item) {
+			s.storage.Touch(item)
+			return false
+		}
+		if _, again := s.readded[item]; again {
+			return false
+		}
+		if s.readded == nil {
+			s.readded = make(map[T]struct{})
+		}
+		s.readded[item] = struct{}{}
+		return true
 	}
 	s.storage.Push(item)
 	s.waiting.Put(item, struct{}{})
@@ -108,6 +125,10 @@ func (s *State[T]) Add(item T) bool {
 func (s *State[T]) Pending(item T) bool {
 	if f, ok := s.processing[item]; ok {
 		return f.again
+	}
+	if s.custom && s.isReserved(item) {
+		_, again := s.readded[item]
+		return again
 	}
 	return s.waiting.Has(item)
 }
@@ -153,7 +174,9 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 	}
 	r := s.reserved.Pop()
 	s.waiting.Delete(r.item)
-	s.processing[r.item] = inFlight{since: r.at}
+	_, again := s.readded[r.item]
+	delete(s.readded, r.item)
+	s.processing[r.item] = inFlight{since: r.at, again: again}
 	return r.item, true
 }
 

@@ -172,11 +172,12 @@ func TestStateTouchesOnlyStoredItems(t *testing.T) {
 		{"add a", "false", 1, 0}, // stored: touched
 		{"add b", "true", 2, 0},
 		{"reserve", "a#1", 2, 0},
-		{"add a", "false", 2, 0}, // reserved, not stored: not touched
+		{"add a", "true", 2, 0},  // popped for a getter, so being processed: not touched
+		{"add a", "false", 2, 0}, // and due again already
 		{"take 1", "[a]", 1, 1},
-		{"add a", "true", 1, 1}, // processing: not touched
-		{"add a", "false", 1, 1},
+		{"add a", "false", 1, 1}, // processing, due again: not touched
 		{"add b", "false", 1, 1}, // stored: touched
+		{"done a", "true", 2, 0}, // back into storage
 	})
 	if fmt.Sprint(storage.touched) != "[a b]" {
 		t.Errorf("touched %v, want [a b]", storage.touched)
