@@ -39,9 +39,7 @@ type TypedDelayingQueueConfig[T comparable] struct {
 	// first delaying queue built around it. Any other queue (of another package, on another
 	// clock, a delaying or rate-limiting queue, or one already wrapped) gets a second goroutine
 	// that holds the delays. That goroutine wakes every 10 s, as client-go's does, to see
-	// whether the queue was shut down directly; it then drops the delayed items and exits. Such
-	// a delaying queue calls the queue's ShutDown on its first ShutDown only, as client-go's
-	// does, and the queue's ShutDownWithDrain on each of its own.
+	// whether the queue was shut down directly; it then drops the delayed items and exits.
 	Queue TypedInterface[T]
 }
 

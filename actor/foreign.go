@@ -39,9 +39,8 @@ type DelayingInner[T comparable] interface {
 // items still delayed and its goroutine exits, within 10 s at the latest.
 type Delayer[T comparable] struct {
 	Inner[T]
-	delays   *Queue[T]
-	retries  metrics.CounterMetric
-	shutDown sync.Once // the inner queue's ShutDown, called by the first ShutDown only
+	delays  *Queue[T]
+	retries metrics.CounterMetric
 }
 
 // NewDelayer returns a [Delayer] around inner, timing delays on c (nil: the real clock) and
@@ -77,17 +76,13 @@ func (d *Delayer[T]) AddAfter(item T, delay time.Duration) {
 	d.delays.AddAfter(item, delay, nil)
 }
 
-// ShutDown shuts the inner queue down and drops the items still delayed. As client-go's
-// delaying queue does, only the first call reaches the inner queue's ShutDown: a later one
-// does not end a ShutDownWithDrain that waits on the inner queue.
+// ShutDown shuts the inner queue down and drops the items still delayed.
 func (d *Delayer[T]) ShutDown() {
-	d.shutDown.Do(d.Inner.ShutDown)
+	d.Inner.ShutDown()
 	d.delays.ShutDown()
 }
 
 // ShutDownWithDrain drains and shuts down the inner queue and drops the items still delayed.
-// Every call reaches the inner queue's ShutDownWithDrain, as in client-go, whether ShutDown was
-// called before or not; a ShutDown after it still reaches the inner queue's ShutDown once.
 func (d *Delayer[T]) ShutDownWithDrain() {
 	d.Inner.ShutDownWithDrain()
 	d.delays.ShutDown()

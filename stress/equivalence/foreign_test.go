@@ -112,31 +112,3 @@ func TestDelayingQueueAroundAForeignQueueShutDownDirectly(t *testing.T) {
 		d.ShutDown()
 	})
 }
-
-// TestShutDownsOfADelayingQueueAroundAForeignQueue: only the first ShutDown of a delaying queue
-// reaches the inner queue's ShutDown; every ShutDownWithDrain reaches its ShutDownWithDrain.
-func TestShutDownsOfADelayingQueueAroundAForeignQueue(t *testing.T) {
-	sequences := map[string][]string{
-		"two ShutDowns":                 {"ShutDown", "ShutDown"},
-		"two drains":                    {"ShutDownWithDrain", "ShutDownWithDrain"},
-		"a drain, then ShutDowns":       {"ShutDownWithDrain", "ShutDown", "ShutDown"},
-		"a ShutDown, then a drain":      {"ShutDown", "ShutDownWithDrain", "ShutDown"},
-		"a drain between two ShutDowns": {"ShutDown", "ShutDownWithDrain", "ShutDown", "ShutDownWithDrain"},
-	}
-	for name, calls := range sequences {
-		t.Run(name, func(t *testing.T) {
-			playBoth(t, func(l library, c *testingclock.FakeClock, note func(string, ...any)) {
-				inner := &foreignQueue{}
-				d := l.around(inner, c)
-				for _, call := range calls {
-					if call == "ShutDown" {
-						d.ShutDown()
-					} else {
-						d.ShutDownWithDrain()
-					}
-				}
-				note("the inner queue heard: %s", inner.log())
-			})
-		})
-	}
-}
