@@ -3,20 +3,22 @@ package prometheus
 import "github.com/prometheus/client_golang/prometheus"
 
 // The names, help texts and buckets of client-go's workqueue metrics, as
-// k8s.io/component-base/metrics/prometheus/workqueue declares them (without the "[BETA] " that
-// component-base's registry puts before each help text).
+// k8s.io/component-base/metrics/prometheus/workqueue exposes them. It declares them stable at
+// beta, so their help texts start with "[BETA] ", and a registry serving both sets of metrics
+// (Gatherers, say) finds the two the same.
 const (
 	subsystem = "workqueue"
+	beta      = "[BETA] "
 
-	depthHelp      = "Current depth of workqueue"
-	addsHelp       = "Total number of adds handled by workqueue"
-	latencyHelp    = "How long in seconds an item stays in workqueue before being requested."
-	workHelp       = "How long in seconds processing an item from workqueue takes."
-	unfinishedHelp = "How many seconds of work has done that is in progress and hasn't been " +
+	depthHelp      = beta + "Current depth of workqueue"
+	addsHelp       = beta + "Total number of adds handled by workqueue"
+	latencyHelp    = beta + "How long in seconds an item stays in workqueue before being requested."
+	workHelp       = beta + "How long in seconds processing an item from workqueue takes."
+	unfinishedHelp = beta + "How many seconds of work has done that is in progress and hasn't been " +
 		"observed by work_duration. Large values indicate stuck threads. One can deduce the " +
 		"number of stuck threads by observing the rate at which this increases."
-	longestHelp = "How many seconds has the longest running processor for workqueue been running."
-	retriesHelp = "Total number of retries handled by workqueue"
+	longestHelp = beta + "How many seconds has the longest running processor for workqueue been running."
+	retriesHelp = beta + "Total number of retries handled by workqueue"
 
 	delayedHelp = "Current number of items in the delay heap of workqueue, waiting for their " +
 		"delay to pass before being added."

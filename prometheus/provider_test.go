@@ -33,13 +33,13 @@ func TestClientGoFamilies(t *testing.T) {
 		kind dto.MetricType
 		help string
 	}{
-		{"workqueue_depth", dto.MetricType_GAUGE, "Current depth of workqueue"},
-		{"workqueue_adds_total", dto.MetricType_COUNTER, "Total number of adds handled by workqueue"},
-		{"workqueue_queue_duration_seconds", dto.MetricType_HISTOGRAM, "How long in seconds an item stays in workqueue before being requested."},
-		{"workqueue_work_duration_seconds", dto.MetricType_HISTOGRAM, "How long in seconds processing an item from workqueue takes."},
-		{"workqueue_unfinished_work_seconds", dto.MetricType_GAUGE, "How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases."},
-		{"workqueue_longest_running_processor_seconds", dto.MetricType_GAUGE, "How many seconds has the longest running processor for workqueue been running."},
-		{"workqueue_retries_total", dto.MetricType_COUNTER, "Total number of retries handled by workqueue"},
+		{"workqueue_depth", dto.MetricType_GAUGE, "[BETA] Current depth of workqueue"},
+		{"workqueue_adds_total", dto.MetricType_COUNTER, "[BETA] Total number of adds handled by workqueue"},
+		{"workqueue_queue_duration_seconds", dto.MetricType_HISTOGRAM, "[BETA] How long in seconds an item stays in workqueue before being requested."},
+		{"workqueue_work_duration_seconds", dto.MetricType_HISTOGRAM, "[BETA] How long in seconds processing an item from workqueue takes."},
+		{"workqueue_unfinished_work_seconds", dto.MetricType_GAUGE, "[BETA] How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases."},
+		{"workqueue_longest_running_processor_seconds", dto.MetricType_GAUGE, "[BETA] How many seconds has the longest running processor for workqueue been running."},
+		{"workqueue_retries_total", dto.MetricType_COUNTER, "[BETA] Total number of retries handled by workqueue"},
 	}
 	if len(got) != len(families)+1 {
 		t.Errorf("scraped %d families, want client-go's seven and workqueue_delayed_depth", len(got))
@@ -151,7 +151,7 @@ func TestConflictingMetricsAreAnError(t *testing.T) {
 
 	reg := prometheus.NewRegistry()
 	sameShape := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "workqueue_depth", Help: "Current depth of workqueue",
+		Name: "workqueue_depth", Help: "[BETA] Current depth of workqueue",
 	}, []string{"name"})
 	reg.MustRegister(sameShape)
 	if provider, err := wqprometheus.NewProvider(reg); err == nil || provider != nil {
