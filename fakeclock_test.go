@@ -6,12 +6,12 @@ import (
 )
 
 // fakeClock is a Clock that moves only when stepped, like k8s.io/utils/clock/testing's
-// FakeClock, with a count of the waits asked of it.
+// FakeClock, with a record of the waits asked of it.
 type fakeClock struct {
 	mu      sync.Mutex
 	now     time.Time
 	waiters []waiter
-	afters  int
+	asked   []time.Duration
 }
 
 type waiter struct {
@@ -34,7 +34,7 @@ func (c *fakeClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 func (c *fakeClock) After(d time.Duration) <-chan time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.afters++
+	c.asked = append(c.asked, d)
 	w := waiter{at: c.now.Add(d), c: make(chan time.Time, 1)}
 	if !w.at.After(c.now) {
 		w.c <- c.now
@@ -64,5 +64,12 @@ func (c *fakeClock) Step(d time.Duration) {
 func (c *fakeClock) Afters() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.afters
+	return len(c.asked)
+}
+
+// Asked returns the waits the clock was asked for, in order.
+func (c *fakeClock) Asked() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.asked...)
 }

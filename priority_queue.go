@@ -37,7 +37,8 @@ type TypedPriorityQueueConfig[T comparable] struct {
 	// If it also implements the depth by priority of package metrics (PriorityProvider), the
 	// depth is recorded by priority, as controller-runtime does.
 	MetricsProvider MetricsProvider
-	// Clock is the queue's clock; nil means the real one.
+	// Clock times the delays of AddAfter and AddRateLimited; nil means the real clock. The
+	// metrics read the real clock, as controller-runtime's do, whatever this is.
 	Clock Clock
 	// RateLimiter decides AddRateLimited's waits; nil means controller-runtime's default, a
 	// per-item exponential backoff from 5ms doubling up to 1000s.

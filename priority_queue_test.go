@@ -294,6 +294,35 @@ func TestPriorityQueueMetrics(t *testing.T) {
 	})
 }
 
+// TestPriorityQueueOnAnInjectedClockTimesItsMetricsOnTheRealClock: controller-runtime's priority
+// queue reads the real clock for its metrics, whatever times its delays. On a clock of the
+// test's own, a priority queue with metrics asks that clock for the delays of its items and
+// for nothing else, and its unfinished-work gauges move every 500 ms of real time while an item
+// is in processing. (A FIFO queue's metrics follow the clock in its config, as client-go's do.)
+func TestPriorityQueueOnAnInjectedClockTimesItsMetricsOnTheRealClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := newFakeClock()
+		mp := &provider{}
+		q := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{
+			Name: "pq", MetricsProvider: mp, Clock: clock})
+		defer q.ShutDown()
+		q.AddAfter("later", time.Second)
+		q.Add("now")
+		item, _ := q.Get()
+		time.Sleep(time.Second) // real time, in the bubble: two ticks
+		synctest.Wait()
+		assert.Equal(t, []time.Duration{time.Second}, clock.Asked(), "the clock is asked for the delay only")
+		assert.Equal(t, 2, mp.unfinished.setCalls(), "the gauges move on the real clock")
+		assert.Equal(t, 1.0, mp.unfinished.value(), "one item, in processing for a second of real time")
+		q.Done(item)
+		clock.Step(time.Second)
+		synctest.Wait()
+		item, _ = q.Get()
+		assert.Equal(t, "later", item, "the delay runs on the clock of the config")
+		q.Done(item)
+	})
+}
+
 type priorityProvider struct {
 	provider
 	mu      sync.Mutex

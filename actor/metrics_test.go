@@ -46,13 +46,13 @@ func TestAPanickingTakeIsOwedToItsGetter(t *testing.T) {
 	var a alarm
 	q.mailbox.put(command[string]{op: opAdd, item: "a"})
 	q.mailbox.put(command[string]{op: opAdd, item: "b"})
-	q.turn(&a) // a and b are reserved and wait in ready
+	q.turn(&a, &alarm{}) // a and b are reserved and wait in ready
 	<-q.ready
 	raise(&q.taken, (<-q.ready).seq) // two getters took them; their news has not come
 	send := func(c command[string]) any {
 		c.reply = make(chan result[string], 1)
 		q.mailbox.put(c)
-		q.turn(&a)
+		q.turn(&a, &alarm{})
 		return (<-c.reply).fault
 	}
 	assert.Nil(t, send(command[string]{op: opAdd, item: "c"}), "the Add's caller owes nothing")

@@ -39,7 +39,7 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 		at := m.instantOf(c.at)
 		for item, p, ok := m.state.PromoteDue(at); ok; item, p, ok = m.state.PromoteDue(at) {
 			if m.metrics.Enabled() {
-				m.metrics.Added(item, p, m.clock.Now())
+				m.metrics.Added(item, p, m.meter.Now())
 			}
 		}
 	case opForget:
@@ -62,7 +62,7 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 	case opDone:
 		if m.state.Done(c.item) {
 			if m.metrics.Enabled() {
-				m.metrics.Finished(c.item, m.clock.Now())
+				m.metrics.Finished(c.item, m.meter.Now())
 			}
 			if m.state.Processing() == 0 {
 				m.releaseDrainers()
@@ -108,7 +108,7 @@ func (m *prio[T]) add(item T, priority int, after time.Duration, rateLimited boo
 	}
 	a := m.state.Add(item, priority, readyAt)
 	if a.Ready && m.metrics.Enabled() {
-		m.metrics.Added(item, a.Priority, m.clock.Now())
+		m.metrics.Added(item, a.Priority, m.meter.Now())
 	}
 	if a.Raised {
 		m.metrics.Reprioritized(a.From, a.Priority)
@@ -126,7 +126,7 @@ func (m *prio[T]) refill() {
 		}
 		var fault any
 		if m.metrics.Enabled() {
-			fault = m.started(item, p, m.clock.Now())
+			fault = m.started(item, p, m.meter.Now())
 		}
 		getter := m.getters[0]
 		m.getters = slices.Delete(m.getters, 0, 1)
@@ -145,7 +145,7 @@ func (m *prio[T]) giveBack(item T, priority int) {
 	m.state.Done(item)
 	m.state.Add(item, priority, time.Time{})
 	if m.metrics.Enabled() {
-		m.returned(item, priority, m.clock.Now())
+		m.returned(item, priority, m.meter.Now())
 	}
 }
 

@@ -110,6 +110,14 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 func (q *Queue[T]) since(t time.Time) time.Duration { return t.Sub(q.origin) }
 
 // newShell returns a queue without rules, and the base of its rules.
+//
+// The unfinished-work ticks follow the queue's metrics. On the real clock, a tick while nothing
+// is in processing would set the gauges to the zero they read already: only the wake-up would
+// show, so the ticks run only while items are in processing. An injected clock is a test's,
+// which can see its waiters and the gauges' Set calls, so there a FIFO queue's ticks keep
+// client-go's schedule: every unfinishedPeriod from creation until shutdown. A priority queue's
+// metrics read the real clock, as controller-runtime's do whatever the queue's delays wait on,
+// so on an injected clock its ticks wait on the real clock, beside the queue's alarm.
 func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]) {
 	meters := metrics.New[T](m)
 	q := &Queue[T]{
@@ -132,13 +140,15 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 		stopping: &q.stopping,
 		created:  q.origin,
 		injected: c != nil,
+		meter:    q.clock,
+		tickFrom: q.origin,
 	}
-	// On the real clock, a tick while nothing is in processing would set the gauges to the zero
-	// they read already: only the wake-up would show, and the ticks run only while items are in
-	// processing. An injected clock is a test's, which can see its waiters and the gauges' Set
-	// calls, so there the ticks keep client-go's schedule: every unfinishedPeriod from creation
-	// until shutdown.
-	if b.injected && meters.Enabled() {
+	switch {
+	case b.injected && m.Priority:
+		b.meter, b.ticksApart = clock.Real{}, true
+		b.tickFrom = b.meter.Now()
+	case b.injected && meters.Enabled():
+		b.ticksAlways = true
 		b.tickAt = b.nextTick(b.created)
 	}
 	return q, b

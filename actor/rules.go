@@ -38,6 +38,9 @@ type rules[T comparable] interface {
 	finished() bool
 	// beginTurn starts a turn of the owner.
 	beginTurn()
+	// tickDeadline returns the instant, on the real clock, the owner must wake at for an
+	// unfinished-work tick, when the ticks do not follow the queue's clock; zero otherwise.
+	tickDeadline() time.Time
 }
 
 // base is what both kinds of rules share: answering callers, keeping the panics nobody waited
@@ -53,9 +56,18 @@ type base[T comparable] struct {
 	drainers     []chan result[T] // ShutDownWithDrain callers waiting for processing to end
 	stash        any              // a panic nobody waited for
 
-	created    time.Time // the queue's origin: of its instants, and of the unfinished-work ticks
-	tickAt     time.Time // next unfinished-work update; zero while none is due
-	injected   bool      // the clock was passed in: timers keep client-go's schedule (newShell)
+	created  time.Time // the queue's origin: the instant its instants count from
+	injected bool      // the clock was passed in: the heartbeat keeps client-go's schedule
+
+	// The metrics read meter, which is clock, but for a priority queue on an injected clock,
+	// whose metrics read the real clock, as controller-runtime's always do (see newShell). The
+	// unfinished-work ticks are instants on meter, every unfinishedPeriod from tickFrom.
+	meter       clock.Clock
+	tickFrom    time.Time
+	tickAt      time.Time // next unfinished-work update; zero while none is due
+	ticksAlways bool      // tick from creation until shutdown, not only while items are in flight
+	ticksApart  bool      // meter is not clock: the ticks have an alarm of their own
+
 	beatAt     time.Time // next heartbeat (see startHeartbeat); zero for none
 	instant    time.Time // the current instant, read once per turn; zero until read
 	duePending bool      // an opDue is posted and not applied yet
@@ -195,7 +207,11 @@ func (b *base[T]) wakeFor(due time.Time, ok bool) {
 	if ok && !due.After(now) {
 		b.postDue(now)
 	}
-	b.tick(now)
+	if b.ticksApart {
+		b.tick(b.meter.Now())
+	} else {
+		b.tick(now)
+	}
 	if !b.beatAt.IsZero() && !now.Before(b.beatAt) {
 		b.beatAt = nextAfter(b.beatAt, heartbeat, now)
 	}
@@ -211,8 +227,8 @@ func (b *base[T]) startHeartbeat() {
 	}
 }
 
-// started records that item, of priority, started its processing at now, in the metrics and
-// for the unfinished-work ticks, which run while an item is in processing. It returns the
+// started records that item, of priority, started its processing at now (on meter), in the
+// metrics and for the unfinished-work ticks, which run while an item is in processing. It returns the
 // panic of the metrics, if any, rather than raising it: the item has started all the same.
 func (b *base[T]) started(item T, priority int, now time.Time) (fault any) {
 	if b.tickAt.IsZero() && !b.shuttingDown {
@@ -230,23 +246,30 @@ func (b *base[T]) returned(item T, priority int, now time.Time) {
 	b.metrics.Returned(item, priority, now)
 }
 
-// tick updates the unfinished-work gauges when due at now, and schedules the next tick while
-// items are in processing: one more tick after the last Done sets them to zero. On an injected
-// clock it schedules the next one all the same: the ticks run from creation until shutdown.
+// tick updates the unfinished-work gauges when due at now (on meter), and schedules the next
+// tick while items are in processing: one more tick after the last Done sets them to zero.
+// When the ticks run always (see newShell), it schedules the next one all the same.
 func (b *base[T]) tick(now time.Time) {
 	if b.tickAt.IsZero() || now.Before(b.tickAt) {
 		return
 	}
 	b.guard(func() { b.metrics.UpdateUnfinished(now) })
 	b.tickAt = time.Time{}
-	if b.injected || b.metrics.InFlight() {
+	if b.ticksAlways || b.metrics.InFlight() {
 		b.tickAt = b.nextTick(now)
 	}
 }
 
-// nextTick returns the first unfinished-work tick after now.
+// nextTick returns the first unfinished-work tick after now, on meter.
 func (b *base[T]) nextTick(now time.Time) time.Time {
-	return nextAfter(b.created, unfinishedPeriod, now)
+	return nextAfter(b.tickFrom, unfinishedPeriod, now)
+}
+
+func (b *base[T]) tickDeadline() time.Time {
+	if b.ticksApart {
+		return b.tickAt
+	}
+	return time.Time{}
 }
 
 // nextAfter returns the first instant from + k·period, k ≥ 1, after now.
@@ -255,9 +278,13 @@ func nextAfter(from time.Time, period time.Duration, now time.Time) time.Time {
 }
 
 // earliest returns the earliest of a due instant (when ok and no due command is pending), the
-// next tick and the next heartbeat; zero for none.
+// next tick (unless the ticks have an alarm of their own) and the next heartbeat; zero for
+// none.
 func (b *base[T]) earliest(due time.Time, ok bool) time.Time {
-	at := soonest(b.tickAt, b.beatAt)
+	at := b.beatAt
+	if !b.ticksApart {
+		at = soonest(at, b.tickAt)
+	}
 	if ok && !b.duePending {
 		at = soonest(at, due)
 	}

@@ -7,16 +7,19 @@ package actor
 func (q *Queue[T]) start() {
 	a := &alarm{clock: q.alarmWith}
 	a.set(q.m.deadline())
-	go q.run(a)
+	go q.run(a, &alarm{})
 }
 
 // run is the owner goroutine: turn after turn it applies commands and what time brings, until
-// the queue has shut down; then it hands the state over.
-func (q *Queue[T]) run(a *alarm) {
+// the queue has shut down; then it hands the state over. a is the alarm on the queue's clock;
+// ticks, on the real clock, serves the unfinished-work ticks that do not follow the queue's
+// clock (see newShell), and is never armed otherwise.
+func (q *Queue[T]) run(a, ticks *alarm) {
 	defer close(q.exited)
 	defer a.stop()
+	defer ticks.stop()
 	for !q.m.finished() {
-		q.turn(a)
+		q.turn(a, ticks)
 	}
 	q.handOver()
 }
@@ -25,7 +28,7 @@ func (q *Queue[T]) run(a *alarm) {
 // posts the delayed items that have fallen due; refills ready and re-arms the alarm. A due item
 // is applied after the commands sent before it fell due, and before those sent after: a flood
 // of commands cannot hold it back.
-func (q *Queue[T]) turn(a *alarm) {
+func (q *Queue[T]) turn(a, ticks *alarm) {
 	m := q.m
 	m.beginTurn()
 	commands := q.mailbox.take()
@@ -34,6 +37,8 @@ func (q *Queue[T]) turn(a *alarm) {
 		case <-q.mailbox.wake:
 		case <-a.c:
 			a.fired()
+		case <-ticks.c:
+			ticks.fired()
 		}
 		commands = q.mailbox.take()
 	}
@@ -43,6 +48,7 @@ func (q *Queue[T]) turn(a *alarm) {
 	m.wake()
 	m.refill()
 	a.set(m.deadline())
+	ticks.set(m.tickDeadline())
 }
 
 // apply applies a chain of commands taken from the mailbox, in order, and recycles it.

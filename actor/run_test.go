@@ -28,11 +28,11 @@ func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 			q.mailbox.put(command[int]{op: opAdd, item: i})
 		}
 		var a alarm
-		q.turn(&a) // applies the flood, then finds -1 due
+		q.turn(&a, &alarm{}) // applies the flood, then finds -1 due
 		for i := range flood {
 			q.mailbox.put(command[int]{op: opAdd, item: flood + i})
 		}
-		q.turn(&a)
+		q.turn(&a, &alarm{})
 		var order []int
 		for item, _, ok := rules.state.Reserve(time.Time{}); ok; item, _, ok = rules.state.Reserve(time.Time{}) {
 			order = append(order, item)
@@ -181,7 +181,7 @@ func TestAPanicSparesTheCommandsAfterIt(t *testing.T) {
 			q.mailbox.put(command[string]{op: opAdd, item: item})
 		}
 		var a alarm
-		q.turn(&a)
+		q.turn(&a, &alarm{})
 		rules := q.m.(*fifo[string])
 		assert.Equal(t, 3, rules.state.Len(), "a, b and c are queued")
 		assert.Equal(t, "push failed: bad", rules.stash, "the panic is kept for the next caller")
@@ -274,7 +274,7 @@ func TestTakeIsOrderedWithCommands(t *testing.T) {
 		q := newQueue(Config[string]{}) // the owner is not running: the test turns it by hand
 		var a alarm
 		q.Add("web")
-		q.turn(&a) // web is reserved and waits in ready
+		q.turn(&a, &alarm{}) // web is reserved and waits in ready
 		q.Add("web")
 		got := make(chan string)
 		go func() {
@@ -282,10 +282,10 @@ func TestTakeIsOrderedWithCommands(t *testing.T) {
 			got <- item
 		}()
 		synctest.Wait() // the getter took web; its news is in the mailbox, behind the Add
-		q.turn(&a)
+		q.turn(&a, &alarm{})
 		assert.Equal(t, "web", <-got)
 		q.Done("web")
-		q.turn(&a)
+		q.turn(&a, &alarm{})
 		state := q.m.(*fifo[string]).state
 		assert.Equal(t, 0, state.Len(), "the second Add merged with the first")
 		assert.Equal(t, 0, state.Processing())

@@ -23,7 +23,7 @@ func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 	q.AddRateLimited("b", noWait)
 
 	var a alarm
-	q.turn(&a)
+	q.turn(&a, &alarm{})
 	assert.Equal(t, 0, q.m.(*fifo[string]).state.Len(), "b was added after the shutdown")
 	assert.Equal(t, 1, noWait.limiter.NumRequeues("b"), "the failure still counts")
 }
