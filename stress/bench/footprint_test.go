@@ -79,13 +79,20 @@ func TestAfterShutDownCountsWhatIsLeft(t *testing.T) {
 		{"a ShutDown that waits for its goroutine leaves none", true, AfterShutDown{Live: 1, Left: 0, QueuesWithLeft: 0}},
 		{"a ShutDown that does not wait leaves it", false, AfterShutDown{Live: 1, Left: 1, QueuesWithLeft: 5}},
 	}
+	// A goroutine of the process that starts or ends between the two reads of the count around
+	// ShutDown (a finalizer running, say) shifts one queue's figure: a measurement is retried
+	// twice before it counts as wrong.
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				got := MeasureAfterShutDown(fake(func() ShutDowner { return newLingering(c.join) }), Delaying, 5)
-				if got != c.want {
-					t.Errorf("MeasureAfterShutDown = %+v, want %+v", got, c.want)
+				var got []AfterShutDown
+				for range 3 {
+					got = append(got, MeasureAfterShutDown(fake(func() ShutDowner { return newLingering(c.join) }), Delaying, 5))
+					if got[len(got)-1] == c.want {
+						return
+					}
 				}
+				t.Errorf("MeasureAfterShutDown = %+v, three times; want %+v", got, c.want)
 			})
 		})
 	}
