@@ -131,7 +131,7 @@ func metricsScenario(t *testing.T, newQueue constructor) []string {
 	var states []string
 	synctest.Test(t, func(*testing.T) {
 		clock := testingclock.NewFakeClock(time.Unix(0, 0))
-		calls := &metricCalls{log: map[string][]string{}}
+		calls := newMetricCalls()
 		q := newQueue(clock, calls)
 		step := func(what string, f func()) {
 			f()
@@ -178,7 +178,11 @@ type metricCalls struct {
 	mu      sync.Mutex
 	log     map[string][]string
 	created []string
+	fail    string // "<metric> <method>", as "adds Inc": that call panics, once, once recorded
 }
+
+// newMetricCalls returns an empty record that makes no call fail.
+func newMetricCalls() *metricCalls { return &metricCalls{log: map[string][]string{}} }
 
 // metric creates the metric name.
 func (c *metricCalls) metric(name string) recordedMetric {
@@ -204,10 +208,19 @@ type recordedMetric struct {
 	name  string
 }
 
+// note records call, and panics if it is the call to fail.
 func (m recordedMetric) note(call string) {
 	m.calls.mu.Lock()
-	defer m.calls.mu.Unlock()
 	m.calls.log[m.name] = append(m.calls.log[m.name], call)
+	method, _, _ := strings.Cut(call, "(")
+	fail := m.calls.fail == m.name+" "+method
+	if fail {
+		m.calls.fail = ""
+	}
+	m.calls.mu.Unlock()
+	if fail {
+		panic(m.name + " failed")
+	}
 }
 
 func (m recordedMetric) Inc()              { m.note("Inc") }

@@ -29,14 +29,14 @@ func (l *hookLimiter) Forget(string)          {}
 func (l *hookLimiter) NumRequeues(string) int { return 0 }
 
 // rateLimitingOn builds a rate-limiting queue of client-go (lib 0) or actorqueue (lib 1) around
-// l, with metrics recorded, and failing, as f says.
-func rateLimitingOn(lib int, l clientgo.TypedRateLimiter[string], f *faults) limited {
+// l, with metrics recorded in calls.
+func rateLimitingOn(lib int, l clientgo.TypedRateLimiter[string], calls *metricCalls) limited {
 	if lib == 0 {
 		return clientgo.NewTypedRateLimitingQueueWithConfig(l,
-			clientgo.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: faultyClientGoMetrics{f}})
+			clientgo.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: clientGoMetrics{calls}})
 	}
 	return actorqueue.NewTypedRateLimitingQueueWithConfig[string](l,
-		actorqueue.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: faultyActorQueueMetrics{f}})
+		actorqueue.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: actorQueueMetrics{calls}})
 }
 
 // itemBased returns the default item-based limiter of client-go (lib 0) or actorqueue (lib 1).
@@ -46,9 +46,6 @@ func itemBased(lib int) clientgo.TypedRateLimiter[string] {
 	}
 	return actorqueue.DefaultTypedItemBasedRateLimiter[string]()
 }
-
-// newFaults returns faults that make nothing fail, with a fresh log.
-func newFaults() *faults { return &faults{calls: &metricCalls{log: map[string][]string{}}} }
 
 // TestForeignLimiterCallsBackIntoTheQueue: client-go asks a rate limiter in the caller's
 // goroutine, so a limiter of the user's may look at the queue it serves. Both libraries answer
@@ -61,7 +58,7 @@ func TestForeignLimiterCallsBackIntoTheQueue(t *testing.T) {
 			l := &hookLimiter{wait: time.Second}
 			var seen int
 			l.hook = func(string) { seen = q.Len() }
-			q = rateLimitingOn(i, l, newFaults())
+			q = rateLimitingOn(i, l, newMetricCalls())
 			defer q.ShutDown()
 			q.Add("x")
 			q.AddRateLimited("y")
@@ -83,7 +80,7 @@ func TestForeignLimiterThatBlocksStopsOnlyItsCaller(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			release := make(chan struct{})
 			l := &hookLimiter{hook: func(string) { <-release }}
-			q := rateLimitingOn(i, l, newFaults())
+			q := rateLimitingOn(i, l, newMetricCalls())
 			retried := make(chan struct{})
 			go func() {
 				q.AddRateLimited("b")
@@ -136,13 +133,13 @@ func TestRetryCountedAfterTheLimiterAnswers(t *testing.T) {
 			var results [2]string
 			for i := range 2 {
 				synctest.Test(t, func(t *testing.T) {
-					f := newFaults()
-					f.fail = sc.fail
-					q := rateLimitingOn(i, sc.limiter(i), f)
+					calls := newMetricCalls()
+					calls.fail = sc.fail
+					q := rateLimitingOn(i, sc.limiter(i), calls)
 					outcome := panicked(func() { q.AddRateLimited("a") })
 					time.Sleep(10 * time.Millisecond) // past the limiter's 5 ms, before client-go's first tick
 					synctest.Wait()
-					results[i] = fmt.Sprintf("%s; Len %d; NumRequeues %d\n%s", outcome, q.Len(), q.NumRequeues("a"), f.calls)
+					results[i] = fmt.Sprintf("%s; Len %d; NumRequeues %d\n%s", outcome, q.Len(), q.NumRequeues("a"), calls)
 					q.ShutDown()
 				})
 			}

@@ -35,12 +35,12 @@ func TestPanickingMetricsAbortTheCall(t *testing.T) {
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			play := func(newQueue faultyConstructor) []string {
+			play := func(newQueue storedQueue) []string {
 				var trace []string
 				synctest.Test(t, func(*testing.T) {
-					calls := &metricCalls{log: map[string][]string{}}
-					f := &faults{calls: calls, fail: sc.fail, push: sc.push}
-					q := newQueue(testingclock.NewFakeClock(time.Unix(0, 0)), f)
+					calls := newMetricCalls()
+					calls.fail = sc.fail
+					q := newQueue(testingclock.NewFakeClock(time.Unix(0, 0)), calls, &pushFails{fail: sc.push})
 					for _, s := range sc.steps {
 						var item, what string
 						fmt.Sscan(s, &what, &item)
@@ -61,7 +61,7 @@ func TestPanickingMetricsAbortTheCall(t *testing.T) {
 				})
 				return trace
 			}
-			compareStates(t, play(faultyClientGo), play(faultyActorQueue))
+			compareStates(t, play(storedClientGo), play(storedActorQueue))
 		})
 	}
 }
@@ -77,108 +77,39 @@ func panicked(f func()) (outcome string) {
 	return "ok"
 }
 
-// faults makes one metric call, or the storage's first Push, panic once.
-type faults struct {
-	calls *metricCalls
-	fail  string // "<metric> <method>"
-	push  bool
-}
-
-// note records call, a call of method, on metric, then panics if the call is the one to fail.
-func (f *faults) note(metric, method, call string) {
-	recordedMetric{f.calls, metric}.note(call)
-	if f.fail == metric+" "+method {
-		f.fail = ""
-		panic(metric + " failed")
-	}
-}
-
-// faultyMetric is a metric of every kind that notes its calls through faults.
-type faultyMetric struct {
-	f    *faults
-	name string
-}
-
-func (m faultyMetric) Inc()          { m.f.note(m.name, "Inc", "Inc") }
-func (m faultyMetric) Dec()          { m.f.note(m.name, "Dec", "Dec") }
-func (m faultyMetric) Set(v float64) { m.f.note(m.name, "Set", fmt.Sprintf("Set(%g)", v)) }
-func (m faultyMetric) Observe(v float64) {
-	m.f.note(m.name, "Observe", fmt.Sprintf("Observe(%g)", v))
-}
-
-// faultyStorage is a FIFO whose first Push panics when the faults say so.
-type faultyStorage struct {
-	f     *faults
+// pushFails is a FIFO storage whose first Push panics when fail is set.
+type pushFails struct {
+	fail  bool
 	items []string
 }
 
-func (s *faultyStorage) Push(item string) {
-	if s.f.push {
-		s.f.push = false
+func (s *pushFails) Push(item string) {
+	if s.fail {
+		s.fail = false
 		panic("push failed")
 	}
 	s.items = append(s.items, item)
 }
 
-func (s *faultyStorage) Pop() string {
+func (s *pushFails) Pop() string {
 	item := s.items[0]
 	s.items = s.items[1:]
 	return item
 }
 
-func (s *faultyStorage) Len() int       { return len(s.items) }
-func (s *faultyStorage) Touch(_ string) {}
+func (s *pushFails) Len() int       { return len(s.items) }
+func (s *pushFails) Touch(_ string) {}
 
-type faultyConstructor func(*testingclock.FakeClock, *faults) clientgo.TypedInterface[string]
+// storedQueue builds a named queue of one library on clock c, with metrics recorded in calls
+// and items stored in s.
+type storedQueue func(c *testingclock.FakeClock, calls *metricCalls, s *pushFails) clientgo.TypedInterface[string]
 
-func faultyClientGo(c *testingclock.FakeClock, f *faults) clientgo.TypedInterface[string] {
+func storedClientGo(c *testingclock.FakeClock, calls *metricCalls, s *pushFails) clientgo.TypedInterface[string] {
 	return clientgo.NewTypedWithConfig(clientgo.TypedQueueConfig[string]{
-		Name: "q", Clock: c, MetricsProvider: faultyClientGoMetrics{f}, Queue: &faultyStorage{f: f}})
+		Name: "q", Clock: c, MetricsProvider: clientGoMetrics{calls}, Queue: s})
 }
 
-func faultyActorQueue(c *testingclock.FakeClock, f *faults) clientgo.TypedInterface[string] {
+func storedActorQueue(c *testingclock.FakeClock, calls *metricCalls, s *pushFails) clientgo.TypedInterface[string] {
 	return actorqueue.NewTypedWithConfig(actorqueue.TypedQueueConfig[string]{
-		Name: "q", Clock: c, MetricsProvider: faultyActorQueueMetrics{f}, Queue: &faultyStorage{f: f}})
-}
-
-type faultyClientGoMetrics struct{ f *faults }
-
-func (p faultyClientGoMetrics) m(name string) faultyMetric { return faultyMetric{p.f, name} }
-
-func (p faultyClientGoMetrics) NewDepthMetric(string) clientgo.GaugeMetric  { return p.m("depth") }
-func (p faultyClientGoMetrics) NewAddsMetric(string) clientgo.CounterMetric { return p.m("adds") }
-func (p faultyClientGoMetrics) NewLatencyMetric(string) clientgo.HistogramMetric {
-	return p.m("latency")
-}
-func (p faultyClientGoMetrics) NewWorkDurationMetric(string) clientgo.HistogramMetric {
-	return p.m("work")
-}
-func (p faultyClientGoMetrics) NewUnfinishedWorkSecondsMetric(string) clientgo.SettableGaugeMetric {
-	return p.m("unfinished")
-}
-func (p faultyClientGoMetrics) NewLongestRunningProcessorSecondsMetric(string) clientgo.SettableGaugeMetric {
-	return p.m("longest")
-}
-func (p faultyClientGoMetrics) NewRetriesMetric(string) clientgo.CounterMetric { return p.m("retries") }
-
-type faultyActorQueueMetrics struct{ f *faults }
-
-func (p faultyActorQueueMetrics) m(name string) faultyMetric { return faultyMetric{p.f, name} }
-
-func (p faultyActorQueueMetrics) NewDepthMetric(string) actorqueue.GaugeMetric  { return p.m("depth") }
-func (p faultyActorQueueMetrics) NewAddsMetric(string) actorqueue.CounterMetric { return p.m("adds") }
-func (p faultyActorQueueMetrics) NewLatencyMetric(string) actorqueue.HistogramMetric {
-	return p.m("latency")
-}
-func (p faultyActorQueueMetrics) NewWorkDurationMetric(string) actorqueue.HistogramMetric {
-	return p.m("work")
-}
-func (p faultyActorQueueMetrics) NewUnfinishedWorkSecondsMetric(string) actorqueue.SettableGaugeMetric {
-	return p.m("unfinished")
-}
-func (p faultyActorQueueMetrics) NewLongestRunningProcessorSecondsMetric(string) actorqueue.SettableGaugeMetric {
-	return p.m("longest")
-}
-func (p faultyActorQueueMetrics) NewRetriesMetric(string) actorqueue.CounterMetric {
-	return p.m("retries")
+		Name: "q", Clock: c, MetricsProvider: actorQueueMetrics{calls}, Queue: s})
 }

@@ -66,7 +66,7 @@ func TestRetriesMetricIsCreatedLast(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			var orders [2]string
 			for i, build := range pair {
-				p := &metricCalls{log: map[string][]string{}}
+				p := newMetricCalls()
 				build(p)
 				orders[i] = aroundRetries(p.created)
 			}

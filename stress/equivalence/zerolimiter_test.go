@@ -40,7 +40,7 @@ func TestZeroValueLimiters(t *testing.T) {
 					outcomeOf(func() any { l.Forget("a"); return nil }),
 					outcomeOf(func() any { return l.When("a") }))
 				synctest.Test(t, func(t *testing.T) {
-					q := rateLimitingOn(i, newLimiter(), newFaults())
+					q := rateLimitingOn(i, newLimiter(), newMetricCalls())
 					defer q.ShutDown()
 					results[i] += fmt.Sprintf("; in a queue: AddRateLimited %s, then Len %s, NumRequeues %s, Forget %s",
 						outcomeOf(func() any { q.AddRateLimited("a"); return nil }),
@@ -90,7 +90,7 @@ func TestNilLimiterOfTheUsersType(t *testing.T) {
 	}
 	for i := range 2 {
 		synctest.Test(t, func(t *testing.T) {
-			q := rateLimitingOn(i, l, newFaults())
+			q := rateLimitingOn(i, l, newMetricCalls())
 			defer q.ShutDown()
 			results[i] += fmt.Sprintf("; in a queue: NumRequeues %s", outcomeOf(func() any { return q.NumRequeues("x") }))
 		})
