@@ -38,8 +38,9 @@ type TypedDelayingQueueConfig[T comparable] struct {
 	// each. A queue made by NewTypedWithConfig on the same clock shares its goroutine with the
 	// first delaying queue built around it. Any other queue (of another package, on another
 	// clock, a delaying or rate-limiting queue, or one already wrapped) gets a second goroutine
-	// that holds the delays. That goroutine wakes every 10 s, as client-go's does, to see
-	// whether the queue was shut down directly; it then drops the delayed items and exits.
+	// that holds the delays. When it wakes (for an AddAfter, a due item, or, on a clock passed
+	// in, client-go's 10 s heartbeat) and finds the queue shut down directly, it drops the
+	// delayed items and exits.
 	Queue TypedInterface[T]
 }
 

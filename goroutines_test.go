@@ -137,21 +137,25 @@ func TestIdleQueuesOnAnInjectedClock(t *testing.T) {
 }
 
 // TestDelayingQueueAroundAForeignQueueStopsWithIt: a delaying queue around a queue of another
-// package looks at that queue whenever it wakes, at least every 10 s as client-go's does, on
-// any clock: once the inner queue is shut down directly, its goroutine exits within 10 s, and
-// its delayed items never reach the inner queue.
+// package, whose delays have a goroutine of their own, sees that queue shut down directly when
+// it next wakes, and then drops its delayed items and ends its goroutine. On a clock passed in
+// it wakes every 10 s to look, as client-go's does; on the real clock, where an idle queue never
+// wakes, it finds out when its item falls due.
 func TestDelayingQueueAroundAForeignQueueStopsWithIt(t *testing.T) {
-	clocks := map[string]func() (workqueue.Clock, func(time.Duration)){
-		"real clock": func() (workqueue.Clock, func(time.Duration)) { return nil, time.Sleep },
-		"injected clock": func() (workqueue.Clock, func(time.Duration)) {
+	clocks := map[string]struct {
+		new  func() (workqueue.Clock, func(time.Duration))
+		ends time.Duration // after creation
+	}{
+		"real clock": {func() (workqueue.Clock, func(time.Duration)) { return nil, time.Sleep }, time.Hour},
+		"injected clock": {func() (workqueue.Clock, func(time.Duration)) {
 			c := newFakeClock()
 			return c, c.Step
-		},
+		}, 10 * time.Second},
 	}
-	for name, newClock := range clocks {
+	for name, clk := range clocks {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				clock, pass := newClock()
+				clock, pass := clk.new()
 				before := bubbleGoroutines()
 				inner := &foreign{TypedInterface: workqueue.NewTyped[string]()}
 				q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
@@ -162,12 +166,12 @@ func TestDelayingQueueAroundAForeignQueueStopsWithIt(t *testing.T) {
 				pass(time.Second)
 				inner.ShutDown()
 				synctest.Wait()
-				pass(9*time.Second - time.Nanosecond)
+				pass(clk.ends - time.Second - time.Nanosecond)
 				synctest.Wait()
-				assert.Equal(t, before+1, bubbleGoroutines(), "before the heartbeat")
+				assert.Equal(t, before+1, bubbleGoroutines(), "before it wakes")
 				pass(time.Nanosecond)
 				synctest.Wait()
-				assert.Equal(t, before, bubbleGoroutines(), "gone at the heartbeat, 10 s after creation")
+				assert.Equal(t, before, bubbleGoroutines(), "gone once it woke")
 				pass(time.Hour)
 				synctest.Wait()
 				inner.mu.Lock()

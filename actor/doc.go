@@ -20,8 +20,7 @@
 // for room, and a long backlog is never copied: commands wait in a chain of segments. The owner
 // takes every pending command at once, applies them, and sleeps on a wake-up channel and one
 // timer when there are none: an idle queue on the real clock makes no wake-ups (see
-// base.injected and base.startHeartbeat for an injected one, and Config.StopWhen for a queue
-// that watches another, which keeps client-go's heartbeat) and keeps at most two segments of
+// base.injected and base.startHeartbeat for an injected one) and keeps at most two segments of
 // its mailbox, the largest its last burst used. A caller that wakes the owner while no item is
 // ready yields its processor to it, so that a getter waiting for the item does not wait for the
 // caller to block first. A command that answers (Len, NumRequeues, ShutDown) carries its own

@@ -34,9 +34,11 @@ type DelayingInner[T comparable] interface {
 // queue's.
 //
 // Like client-go's, it looks at the inner queue's ShuttingDown whenever its goroutine wakes: for
-// an AddAfter, a due item, or a heartbeat every 10 s, on any clock. Once the inner queue is
-// shutting down, however it was shut down, no due item reaches its Add: the Delayer drops the
-// items still delayed and its goroutine exits, within 10 s at the latest.
+// an AddAfter, a due item, or, on an injected clock, client-go's heartbeat every 10 s. Once the
+// inner queue is shutting down, however it was shut down, no due item reaches its Add: the
+// Delayer drops the items still delayed and its goroutine exits. On the real clock, where an
+// idle queue never wakes, that is at its next wake or its own ShutDown; client-go's exits
+// within 10 s.
 type Delayer[T comparable] struct {
 	Inner[T]
 	delays  *Queue[T]

@@ -31,10 +31,10 @@ type Config[T comparable] struct {
 	// Delaying says the queue serves AddAfter, as a delaying or rate-limiting queue (a queue with
 	// Forward always does). On an injected clock it then keeps client-go's heartbeat.
 	Delaying bool
-	// StopWhen, when set, is asked whenever the owner wakes (for a command, a due item, or a
-	// heartbeat every 10 s on any clock, as client-go's delaying queue has) whether the queue
-	// should shut itself down, dropping its delayed items; it then does. It is called from the
-	// owner goroutine. A delay heap in front of a queue of another package stops with it so.
+	// StopWhen, when set, is asked whenever the owner wakes (for a command, a due item, or, on
+	// an injected clock, client-go's 10 s heartbeat) whether the queue should shut itself down,
+	// dropping its delayed items; it then does. It is called from the owner goroutine. A delay
+	// heap in front of a queue of another package stops with it so.
 	StopWhen func() bool
 }
 
@@ -86,9 +86,6 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	if c.Delaying || c.Forward != nil {
 		b.startHeartbeat()
 		q.served.Store(true)
-	}
-	if c.StopWhen != nil {
-		b.beatAlways()
 	}
 	q.m = &fifo[T]{
 		base:      b,

@@ -1,9 +1,9 @@
 package actor
 
 // watched are rules that shut their queue down once stop reports true. They ask stop whenever
-// the owner wakes, for a command, a due item or the heartbeat: a delay heap in front of a
-// queue of another package stops, as client-go's waiting loop does, soon after that queue
-// begins its shutdown (see Config.StopWhen).
+// the owner wakes, for a command, a due item or a heartbeat: a delay heap in front of a queue
+// of another package stops, as client-go's waiting loop does, once it sees that queue begin its
+// shutdown (see Config.StopWhen).
 type watched[T comparable] struct {
 	rules[T]
 	stop    func() bool
@@ -30,7 +30,3 @@ func (w *watched[T]) wake() {
 	}
 	w.rules.wake()
 }
-
-// beatAlways gives the queue client-go's heartbeat, a wake-up every 10 s until shutdown,
-// whatever its clock (base.startHeartbeat gives it only on an injected clock).
-func (b *base[T]) beatAlways() { b.beatAt = b.clock.Now().Add(heartbeat) }
