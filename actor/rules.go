@@ -228,8 +228,9 @@ func (b *base[T]) startHeartbeat() {
 }
 
 // started records that item, of priority, started its processing at now (on meter), in the
-// metrics and for the unfinished-work ticks, which run while an item is in processing. It returns the
-// panic of the metrics, if any, rather than raising it: the item has started all the same.
+// metrics and for the unfinished-work ticks, which run while an item is in processing. It
+// returns the panic of the metrics, if any, rather than raising it: the item has started all
+// the same.
 func (b *base[T]) started(item T, priority int, now time.Time) (fault any) {
 	if b.tickAt.IsZero() && !b.shuttingDown {
 		b.tickAt = b.nextTick(now)
