@@ -1,11 +1,9 @@
 package actor
 
 import (
-	"sync"
 	"time"
 
 	"github.com/actorqueue/workqueue/clock"
-	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
 )
 
@@ -91,43 +89,34 @@ func (d *Delayer[T]) ShutDownWithDrain() {
 }
 
 // Retrier adds rate-limited retries to a delaying queue this package did not build. Having no
-// owner goroutine to call the limiter from, it calls it in the caller's goroutine under a
-// mutex, as client-go does for every queue.
+// owner goroutine to call the limiter from, it calls it in the caller's goroutine, as client-go
+// does for every queue, one call at a time.
 type Retrier[T comparable] struct {
 	DelayingInner[T]
-	mu      sync.Mutex
-	limiter limiter.RateLimiter[T]
+	limiter *Limiter[T]
 }
 
-// NewRetrier returns a [Retrier] that retries items of inner after the waits l decides.
+// NewRetrier returns a [Retrier] that retries items of inner after the waits l decides. Every
+// call reaches l from a caller's goroutine, so even a limiter of package limiter is treated as
+// one that is not safe: each call takes the Limiter's lock.
 func NewRetrier[T comparable](inner DelayingInner[T], l *Limiter[T]) *Retrier[T] {
-	return &Retrier[T]{DelayingInner: inner, limiter: l.limiter}
+	return &Retrier[T]{DelayingInner: inner, limiter: &Limiter[T]{limiter: l.limiter}}
 }
 
 // AddRateLimited adds item to the inner queue after the wait the limiter decides.
 func (r *Retrier[T]) AddRateLimited(item T) {
-	r.DelayingInner.AddAfter(item, r.when(item))
-}
-
-func (r *Retrier[T]) when(item T) time.Duration {
 	mustHash("AddRateLimited", item)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.limiter.When(item)
+	r.DelayingInner.AddAfter(item, r.limiter.whenAt(item, time.Now()))
 }
 
 // Forget makes the limiter forget item's failures.
 func (r *Retrier[T]) Forget(item T) {
 	mustHash("Forget", item)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.limiter.Forget(item)
+	r.limiter.forget(item)
 }
 
 // NumRequeues returns the failures the limiter counts for item.
 func (r *Retrier[T]) NumRequeues(item T) int {
 	mustHash("NumRequeues", item)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.limiter.NumRequeues(item)
+	return r.limiter.numRequeues(item)
 }

@@ -145,8 +145,7 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 		b.meter, b.ticksApart = clock.Real{}, true
 		b.tickFrom = b.meter.Now()
 	case b.injected && meters.Enabled():
-		b.ticksAlways = true
-		b.tickAt = b.nextTick(b.created)
+		b.tickAt = b.nextTick(b.created) // the ticks run always (see base.ticksAlways)
 	}
 	return q, b
 }

@@ -57,16 +57,15 @@ type base[T comparable] struct {
 	stash        any              // a panic nobody waited for
 
 	created  time.Time // the queue's origin: the instant its instants count from
-	injected bool      // the clock was passed in: the heartbeat keeps client-go's schedule
+	injected bool      // the clock was passed in: timers keep client-go's schedule (startHeartbeat, ticksAlways)
 
 	// The metrics read meter, which is clock, but for a priority queue on an injected clock,
 	// whose metrics read the real clock, as controller-runtime's always do (see newShell). The
 	// unfinished-work ticks are instants on meter, every unfinishedPeriod from tickFrom.
-	meter       clock.Clock
-	tickFrom    time.Time
-	tickAt      time.Time // next unfinished-work update; zero while none is due
-	ticksAlways bool      // tick from creation until shutdown, not only while items are in flight
-	ticksApart  bool      // meter is not clock: the ticks have an alarm of their own
+	meter      clock.Clock
+	tickFrom   time.Time
+	tickAt     time.Time // next unfinished-work update; zero while none is due
+	ticksApart bool      // meter is not clock: the ticks have an alarm of their own
 
 	beatAt     time.Time // next heartbeat (see startHeartbeat); zero for none
 	instant    time.Time // the current instant, read once per turn; zero until read
@@ -256,7 +255,7 @@ func (b *base[T]) tick(now time.Time) {
 	}
 	b.guard(func() { b.metrics.UpdateUnfinished(now) })
 	b.tickAt = time.Time{}
-	if b.ticksAlways || b.metrics.InFlight() {
+	if b.ticksAlways() || b.metrics.InFlight() {
 		b.tickAt = b.nextTick(now)
 	}
 }
@@ -265,6 +264,10 @@ func (b *base[T]) tick(now time.Time) {
 func (b *base[T]) nextTick(now time.Time) time.Time {
 	return nextAfter(b.tickFrom, unfinishedPeriod, now)
 }
+
+// ticksAlways reports whether the ticks run from creation until shutdown, as client-go's do on
+// an injected clock, rather than only while items are in processing (see newShell).
+func (b *base[T]) ticksAlways() bool { return b.injected && !b.ticksApart }
 
 func (b *base[T]) tickDeadline() time.Time {
 	if b.ticksApart {
