@@ -57,7 +57,7 @@ type base[T comparable] struct {
 	stash        any              // a panic nobody waited for
 
 	created  time.Time // the queue's origin: the instant its instants count from
-	injected bool      // the clock was passed in: timers keep client-go's schedule (startHeartbeat, ticksAlways)
+	injected bool      // the clock was passed in: timers keep client-go's schedule (see ticksAlways)
 
 	// The metrics read meter, which is clock, but for a priority queue on an injected clock,
 	// whose metrics read the real clock, as controller-runtime's always do (see newShell). The
