@@ -1,6 +1,10 @@
 package limiter
 
-import "time"
+import (
+	"time"
+
+	"github.com/actorqueue/workqueue/internal/table"
+)
 
 // failures counts the failures of each item, for the limiters that back off per item.
 type failures[T comparable] interface {
@@ -16,12 +20,12 @@ type failures[T comparable] interface {
 	len() int
 }
 
-// newFailures returns the counter that o asks for: a plain map when items are kept until
+// newFailures returns the counter that o asks for: a plain table when items are kept until
 // Forget, whatever their number, as in client-go, so that this costs no more than there; a
 // [recency] otherwise.
 func newFailures[T comparable](o options) failures[T] {
 	if o.forgetAfter == 0 && o.maxTracked == 0 {
-		return counts[T]{}
+		return new(counts[T])
 	}
 	return newRecency[T](o.forgetAfter, o.maxTracked)
 }
@@ -40,13 +44,21 @@ func (unmade[T]) forget(T)    {}
 func (unmade[T]) len() int    { return 0 }
 
 // counts keeps the failures of every item until forget.
-type counts[T comparable] map[T]int
+type counts[T comparable] struct{ table.Map[T, int] }
 
-func (c counts[T]) add(item T, _ time.Time) int {
-	c[item]++
-	return c[item]
+func (c *counts[T]) add(item T, _ time.Time) int {
+	n, _ := c.Ref(item)
+	*n++
+	if item != item {
+		return 0 // a NaN: its entry is never found again, as in client-go's map
+	}
+	return *n
 }
 
-func (c counts[T]) count(item T) int { return c[item] }
-func (c counts[T]) forget(item T)    { delete(c, item) }
-func (c counts[T]) len() int         { return len(c) }
+func (c *counts[T]) count(item T) int {
+	n, _ := c.Get(item)
+	return n
+}
+
+func (c *counts[T]) forget(item T) { c.Delete(item) }
+func (c *counts[T]) len() int      { return c.Len() }

@@ -109,8 +109,8 @@ func TestFailuresAgainstAModel(t *testing.T) {
 }
 
 func TestUnboundedCountingCostsWhatClientGosDoes(t *testing.T) {
-	// Without expiry or cap, there is no order to keep: a map of counts, as in client-go.
-	if f, ok := newFailures[int](options{}).(counts[int]); !ok {
+	// Without expiry or cap, there is no order to keep: a table of counts, as client-go's map.
+	if f, ok := newFailures[int](options{}).(*counts[int]); !ok {
 		t.Errorf("newFailures without expiry or cap returns %T", f)
 	}
 }

@@ -275,3 +275,47 @@ func TestZeroValueCountsNothing(t *testing.T) {
 		}()
 	}
 }
+
+// TestUnhashableItemsPanicAsInAMap: configured as client-go's, whose failure counts are a
+// built-in map, the limiters panic on an item that cannot be hashed exactly as that map would:
+// with the same runtime error, whether or not they count anything yet.
+func TestUnhashableItemsPanicAsInAMap(t *testing.T) {
+	item := []int{1}
+	caught := func(call func()) (p any) {
+		defer func() { p = recover() }()
+		call()
+		return nil
+	}
+	limiters := map[string]func() RateLimiter[any]{
+		"exponential": func() RateLimiter[any] {
+			return NewExponential[any](time.Millisecond, time.Second, ForgetAfter(0))
+		},
+		"fast-slow": func() RateLimiter[any] {
+			return NewFastSlow[any](time.Millisecond, time.Second, 2, ForgetAfter(0))
+		},
+	}
+	for name, newLimiter := range limiters {
+		for _, counting := range []bool{false, true} {
+			l, m := newLimiter(), map[any]int{}
+			if counting {
+				l.When("a")
+				m["a"]++
+			}
+			calls := []struct {
+				method      string
+				call, inMap func()
+			}{
+				{"When", func() { l.When(item) }, func() { m[item]++ }},
+				{"NumRequeues", func() { l.NumRequeues(item) }, func() { _ = m[item] }},
+				{"Forget", func() { l.Forget(item) }, func() { delete(m, item) }},
+			}
+			for _, c := range calls {
+				got, want := caught(c.call), caught(c.inMap)
+				if want == nil || fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", want, want) {
+					t.Errorf("%s (counting: %v): %s(unhashable) panicked with %T %v, want %T %v",
+						name, counting, c.method, got, got, want, want)
+				}
+			}
+		}
+	}
+}

@@ -18,7 +18,8 @@ const minSize = 8
 // for concurrent use.
 //
 // Keys are hashed with hash/maphash, consistently with ==, like the keys of a built-in map: a
-// key whose dynamic type is not comparable panics, and a NaN is never found again.
+// NaN is never found again, and a key whose dynamic type is not comparable panics, with the
+// runtime error a built-in map would raise in the same call.
 type Map[K comparable, V any] struct {
 	seed  maphash.Seed
 	slots []slot[K, V] // len is zero or a power of two
@@ -38,6 +39,7 @@ func (m *Map[K, V]) Len() int { return m.n }
 // Get returns the value of key, and whether key is present.
 func (m *Map[K, V]) Get(key K) (val V, ok bool) {
 	if m.n == 0 {
+		mustHash(key)
 		return val, false
 	}
 	i, found := m.find(key, m.hash(key))
@@ -55,6 +57,14 @@ func (m *Map[K, V]) Has(key K) bool {
 
 // Put sets the value of key.
 func (m *Map[K, V]) Put(key K, val V) {
+	v, _ := m.Ref(key)
+	*v = val
+}
+
+// Ref returns a pointer to the value of key, and whether key was present; an absent key is
+// added first, with the zero value. It is Get and Put in one lookup. The pointer is good until
+// the next call that adds or deletes a key.
+func (m *Map[K, V]) Ref(key K) (val *V, found bool) {
 	if m.slots == nil {
 		m.seed = maphash.MakeSeed()
 		m.slots = make([]slot[K, V], minSize)
@@ -62,20 +72,21 @@ func (m *Map[K, V]) Put(key K, val V) {
 	h := m.hash(key)
 	i, found := m.find(key, h)
 	if found {
-		m.slots[i].val = val
-		return
+		return &m.slots[i].val, true
 	}
 	if 4*(m.n+1) > 3*len(m.slots) { // keep the load at most three quarters
 		m.resize(2 * len(m.slots))
 		i, _ = m.find(key, h)
 	}
-	m.slots[i] = slot[K, V]{key: key, val: val, hash: h, used: true}
+	m.slots[i] = slot[K, V]{key: key, hash: h, used: true}
 	m.n++
+	return &m.slots[i].val, false
 }
 
 // Delete removes key, and reports whether it was present.
 func (m *Map[K, V]) Delete(key K) bool {
 	if m.n == 0 {
+		mustHash(key)
 		return false
 	}
 	i, found := m.find(key, m.hash(key))
@@ -113,6 +124,14 @@ func (m *Map[K, V]) find(key K, h uint32) (int, bool) {
 			return i, true
 		}
 	}
+}
+
+// mustHash panics if key cannot be hashed, as a lookup in an empty built-in map does, with
+// its error. An empty Map hashes nothing; a nonempty one panics in maphash, with the error a
+// nonempty built-in map gives.
+func mustHash[K comparable](key K) {
+	var none map[K]struct{}
+	_ = none[key]
 }
 
 // hash returns the low bits of key's hash: enough for any table that fits in memory, since

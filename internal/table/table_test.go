@@ -1,6 +1,7 @@
 package table
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -32,7 +33,7 @@ func TestMapMatchesGoMap(t *testing.T) {
 		keys := 1 + rng.IntN(2000)
 		for op := range 20000 {
 			k := rng.IntN(keys)
-			switch rng.IntN(3) {
+			switch rng.IntN(4) {
 			case 0:
 				m.Put(k, op)
 				want[k] = op
@@ -48,6 +49,14 @@ func TestMapMatchesGoMap(t *testing.T) {
 				if ok != present || v != w {
 					t.Fatalf("seed %d op %d: Get(%d) = %d, %v; want %d, %v", seed, op, k, v, ok, w, present)
 				}
+			case 3: // add one to the value, as a count kept by Ref would
+				v, found := m.Ref(k)
+				w, present := want[k]
+				if found != present || *v != w {
+					t.Fatalf("seed %d op %d: Ref(%d) = %d, %v; want %d, %v", seed, op, k, *v, found, w, present)
+				}
+				*v++
+				want[k]++
 			}
 			if m.Len() != len(want) {
 				t.Fatalf("seed %d op %d: Len = %d, want %d", seed, op, m.Len(), len(want))
@@ -126,12 +135,40 @@ func TestMapKeysLikeABuiltinMap(t *testing.T) {
 	if v, _ := m.Get(struct{ a, b int }{1, 2}); v != 4 {
 		t.Error("an equal struct is not the same key")
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("a slice key did not panic")
+}
+
+// TestMapPanicsLikeABuiltinMap: a key that cannot be hashed panics in every call, with the
+// error a built-in map raises in the same call, empty or not.
+func TestMapPanicsLikeABuiltinMap(t *testing.T) {
+	key := []int{1}
+	caught := func(call func()) (p any) {
+		defer func() { p = recover() }()
+		call()
+		return nil
+	}
+	for _, empty := range []bool{true, false} {
+		var m Map[any, int]
+		builtin := map[any]int{}
+		if !empty {
+			m.Put("a", 1)
+			builtin["a"] = 1
 		}
-	}()
-	m.Put([]int{1}, 5)
+		calls := []struct {
+			name          string
+			call, builtin func()
+		}{
+			{"Put", func() { m.Put(key, 1) }, func() { builtin[key] = 1 }},
+			{"Ref", func() { m.Ref(key) }, func() { builtin[key]++ }},
+			{"Get", func() { m.Get(key) }, func() { _ = builtin[key] }},
+			{"Delete", func() { m.Delete(key) }, func() { delete(builtin, key) }},
+		}
+		for _, c := range calls {
+			got, want := caught(c.call), caught(c.builtin)
+			if want == nil || fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", want, want) {
+				t.Errorf("empty: %v: %s panicked with %T %v, want %T %v", empty, c.name, got, got, want, want)
+			}
+		}
+	}
 }
 
 func BenchmarkChurn(b *testing.B) {
