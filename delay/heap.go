@@ -42,8 +42,9 @@ type slot[T any] struct {
 // Schedule makes item due at the instant at, unless it is already due no later than that. It
 // reports whether the entry was added or moved earlier.
 func (h *Heap[T]) Schedule(item T, at time.Duration) bool {
-	if n, ok := h.index.Get(item); ok {
-		pos := h.slots[n].pos
+	number, waiting := h.index.Ref(item)
+	if waiting {
+		pos := h.slots[*number].pos
 		if at >= h.heap[pos].at {
 			return false
 		}
@@ -52,7 +53,7 @@ func (h *Heap[T]) Schedule(item T, at time.Duration) bool {
 		return true
 	}
 	n := h.newSlot(item)
-	h.index.Put(item, n)
+	*number = n
 	h.slots[n].pos = int32(len(h.heap))
 	h.heap = append(h.heap, entry{at: at, slot: n})
 	h.up(len(h.heap) - 1)
