@@ -3,6 +3,7 @@ package limiter
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -277,8 +278,8 @@ func TestZeroValueCountsNothing(t *testing.T) {
 }
 
 // TestUnhashableItemsPanicAsInAMap: configured as client-go's, whose failure counts are a
-// built-in map, the limiters panic on an item that cannot be hashed exactly as that map would:
-// with the same runtime error, whether or not they count anything yet.
+// built-in map, the limiters panic on an item that cannot be hashed in every call that map
+// would panic in, with a runtime error, whether or not they count anything yet.
 func TestUnhashableItemsPanicAsInAMap(t *testing.T) {
 	item := []int{1}
 	caught := func(call func()) (p any) {
@@ -311,11 +312,19 @@ func TestUnhashableItemsPanicAsInAMap(t *testing.T) {
 			}
 			for _, c := range calls {
 				got, want := caught(c.call), caught(c.inMap)
-				if want == nil || fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", want, want) {
+				if !hashFault(want) || !hashFault(got) {
 					t.Errorf("%s (counting: %v): %s(unhashable) panicked with %T %v, want %T %v",
 						name, counting, c.method, got, got, want, want)
 				}
 			}
 		}
 	}
+}
+
+// hashFault reports whether p is the runtime error of a built-in map asked to hash a []int. Its
+// type and wording depend on the map's state and on the build (-race changes them), so only
+// its kind and its subject are compared.
+func hashFault(p any) bool {
+	err, ok := p.(runtime.Error)
+	return ok && strings.Contains(err.Error(), "hash of unhashable type") && strings.Contains(err.Error(), "[]int")
 }

@@ -1,9 +1,10 @@
 package table
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -137,8 +138,8 @@ func TestMapKeysLikeABuiltinMap(t *testing.T) {
 	}
 }
 
-// TestMapPanicsLikeABuiltinMap: a key that cannot be hashed panics in every call, with the
-// error a built-in map raises in the same call, empty or not.
+// TestMapPanicsLikeABuiltinMap: a key that cannot be hashed panics in every call, empty map or
+// not, with a runtime error, as a built-in map does in the same call.
 func TestMapPanicsLikeABuiltinMap(t *testing.T) {
 	key := []int{1}
 	caught := func(call func()) (p any) {
@@ -164,7 +165,7 @@ func TestMapPanicsLikeABuiltinMap(t *testing.T) {
 		}
 		for _, c := range calls {
 			got, want := caught(c.call), caught(c.builtin)
-			if want == nil || fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", want, want) {
+			if !hashFault(want) || !hashFault(got) {
 				t.Errorf("empty: %v: %s panicked with %T %v, want %T %v", empty, c.name, got, got, want, want)
 			}
 		}
@@ -199,4 +200,12 @@ func BenchmarkChurn(b *testing.B) {
 			delete(m, i)
 		}
 	})
+}
+
+// hashFault reports whether p is the runtime error of a built-in map asked to hash a []int. Its
+// type and wording depend on the map's state and on the build (-race changes them), so only
+// its kind and its subject are compared.
+func hashFault(p any) bool {
+	err, ok := p.(runtime.Error)
+	return ok && strings.Contains(err.Error(), "hash of unhashable type") && strings.Contains(err.Error(), "[]int")
 }
