@@ -47,6 +47,11 @@ func (unmade[T]) len() int    { return 0 }
 type counts[T comparable] struct{ table.Map[T, int] }
 
 func (c *counts[T]) add(item T, _ time.Time) int {
+	if c.Len() == 0 {
+		// client-go reads the count before it writes: an unhashable item panics as that read
+		// does, which on an empty map is not as a write does.
+		c.Get(item)
+	}
 	n, _ := c.Ref(item)
 	*n++
 	if item != item {
