@@ -100,7 +100,12 @@ func (q *Queue[T]) Done(item T) {
 }
 
 // Len returns the number of items waiting to be handed out.
-func (q *Queue[T]) Len() int { return q.call(command[T]{op: opLen}).n }
+func (q *Queue[T]) Len() int {
+	if n, ok := q.mailbox.length(); ok {
+		return n // the owner sleeps: no need to wake it
+	}
+	return q.call(command[T]{op: opLen}).n
+}
 
 // Snapshot returns the queue's counts at this instant, for debugging; it does not stop the
 // queue. It works after shutdown too.

@@ -25,7 +25,9 @@
 // ready yields its processor to it, so that a getter waiting for the item does not wait for the
 // caller to block first. A command that answers (Len, NumRequeues, ShutDown) carries its own
 // reply channel, buffered, so the owner never waits on a caller; the others return once
-// appended.
+// appended. Len sends no command at all while the owner sleeps with nothing to apply: the
+// owner leaves its queue's length in the mailbox as it goes to sleep, and Len reads it under
+// the mailbox lock, less the items getters have taken since (see mailbox.length).
 //
 // # Handing out items
 //

@@ -228,6 +228,13 @@ func (m *fifo[T]) getNow() result[T] {
 	return result[T]{item: item}
 }
 
+// resting counts the reserved items as waiting, and says which reservations had started: those
+// taken after it count as taken when Len reads it (see mailbox.length).
+func (m *fifo[T]) resting() resting {
+	started := m.state.LastReservation() - uint64(m.state.Reservations())
+	return resting{known: m.stash == nil, length: m.state.Len(), started: started}
+}
+
 // refill puts reserved items on their way to getters: as many as ready holds when reading
 // ahead, otherwise one per waiting getter.
 func (m *fifo[T]) refill() {

@@ -44,6 +44,7 @@ type mailbox[T comparable] struct {
 	head, tail *segment[T] // the commands put and not yet taken; nil when there are none
 	free       *segment[T] // emptied segments, linked by next, for the next commands
 	sleeping   bool        // the owner found the mailbox empty and waits on wake
+	rest       resting     // while the owner sleeps, what Len answers
 	wake       chan struct{}
 	taken      *atomic.Uint64 // the watermark of takes
 	stopping   *atomic.Bool   // the queue's flag that shutdown has begun
@@ -116,17 +117,43 @@ func (b *mailbox[T]) extend() *segment[T] {
 // take returns every pending command, as a chain of segments, oldest first; or nil after
 // marking the owner asleep: the owner must then wait on wake before taking again. Only the
 // owner calls take and recycle (after the handover, the caller holding the handover lock).
-func (b *mailbox[T]) take() *segment[T] {
+func (b *mailbox[T]) take() *segment[T] { return b.takeOrRest(resting{}) }
+
+// takeOrRest is take for an owner that has applied every command it took: if it goes to
+// sleep, Len answers from r until the next put (see length).
+func (b *mailbox[T]) takeOrRest(r resting) *segment[T] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.head == nil {
 		b.sleeping = true
+		b.rest = r
 		b.keepLargest()
 		return nil
 	}
 	chain := b.head
 	b.head, b.tail = nil, nil
 	return chain
+}
+
+// resting is the length of a queue whose owner sleeps, as its rules left it.
+type resting struct {
+	known   bool   // Len may answer from it: no foreign code runs, no panic waits for a caller
+	length  int    // the queue's length, reserved items included
+	started uint64 // the last reservation started by then (see queue.State)
+}
+
+// length returns the queue's length, and true, while the owner sleeps with no command to
+// apply and knows its length; false otherwise. Every command put so far has then been
+// applied, and the only change since the owner went to sleep is the takes of getters, which
+// raise the watermark and no longer wait: the length is the rest's, less the reservations
+// taken since. Holding the lock makes this a single instant, with no command put meanwhile.
+func (b *mailbox[T]) length() (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.sleeping || !b.rest.known {
+		return 0, false
+	}
+	return b.rest.length - int(b.taken.Load()-b.rest.started), true
 }
 
 // keepLargest cuts the emptied segments down to the two largest, the larger first: the next

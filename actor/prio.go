@@ -151,6 +151,12 @@ func (m *prio[T]) giveBack(item T, priority int) {
 
 func (m *prio[T]) wake() { m.wakeFor(m.nextDue()) }
 
+// resting returns the length with no takes to allow for: a getter's item is in processing as
+// soon as it is handed over.
+func (m *prio[T]) resting() resting {
+	return resting{known: m.stash == nil, length: m.state.Len()}
+}
+
 func (m *prio[T]) deadline() time.Time { return m.earliest(m.nextDue()) }
 
 // nextDue returns the instant the earliest waiting item becomes ready, and false when none

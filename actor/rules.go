@@ -38,6 +38,10 @@ type rules[T comparable] interface {
 	finished() bool
 	// beginTurn starts a turn of the owner.
 	beginTurn()
+	// resting returns the queue's length as the rules stand, for Len to answer while the
+	// owner sleeps (see mailbox.length); unknown while a panic is stashed, for Len must then
+	// raise it. The owner asks only when callers need not wait for every command.
+	resting() resting
 	// tickDeadline returns the instant, on the real clock, the owner must wake at for an
 	// unfinished-work tick, when the ticks do not follow the queue's clock; zero otherwise.
 	tickDeadline() time.Time

@@ -31,7 +31,11 @@ func (q *Queue[T]) run(a, ticks *alarm) {
 func (q *Queue[T]) turn(a, ticks *alarm) {
 	m := q.m
 	m.beginTurn()
-	commands := q.mailbox.take()
+	var rest resting
+	if !q.waits {
+		rest = m.resting()
+	}
+	commands := q.mailbox.takeOrRest(rest)
 	if commands == nil {
 		select {
 		case <-q.mailbox.wake:
@@ -40,7 +44,7 @@ func (q *Queue[T]) turn(a, ticks *alarm) {
 		case <-ticks.c:
 			ticks.fired()
 		}
-		commands = q.mailbox.take()
+		commands = q.mailbox.takeOrRest(rest)
 	}
 	if commands != nil {
 		q.apply(commands)

@@ -291,3 +291,39 @@ func TestTakeIsOrderedWithCommands(t *testing.T) {
 		assert.Equal(t, 0, state.Processing())
 	})
 }
+
+// TestLenAnswersASleepingOwnerWithoutWakingIt: while the owner sleeps with nothing to apply,
+// Len is answered from what the owner left, less the items getters have taken since, without
+// a command. A command put since, or the handover, makes Len ask. (So does a panic waiting for
+// a caller: see TestAPanicOfStopWhenReachesTheNextCaller.)
+func TestLenAnswersASleepingOwnerWithoutWakingIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config[string]{})
+		q.Add("a")
+		q.Add("b")
+		q.Add("c")
+		synctest.Wait() // the owner sleeps; a, b and c wait in ready
+		n, ok := q.mailbox.length()
+		assert.True(t, ok, "a sleeping owner left its length")
+		assert.Equal(t, 3, n)
+
+		item, _ := q.Get() // raises the watermark, sends nothing
+		assert.Equal(t, "a", item)
+		n, ok = q.mailbox.length()
+		assert.True(t, ok, "a take wakes nobody")
+		assert.Equal(t, 2, n, "the take counts at once")
+		assert.Equal(t, 2, q.Len())
+
+		q.mailbox.put(command[string]{op: opAdd, item: "d"}) // not applied yet
+		_, ok = q.mailbox.length()
+		assert.False(t, ok, "with a command to apply, Len must ask")
+		assert.Equal(t, 3, q.Len())
+
+		q.ShutDown()
+		_, ok = q.mailbox.length()
+		assert.False(t, ok, "after the handover, callers apply their own commands")
+		item, _ = q.Get()
+		assert.Equal(t, "b", item)
+		assert.Equal(t, 2, q.Len(), "c and d wait, to be handed out after shutdown")
+	})
+}
