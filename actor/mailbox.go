@@ -44,7 +44,7 @@ type mailbox[T comparable] struct {
 	head, tail *segment[T] // the commands put and not yet taken; nil when there are none
 	free       *segment[T] // emptied segments, linked by next, for the next commands
 	sleeping   bool        // the owner found the mailbox empty and waits on wake
-	rest       resting     // while the owner sleeps, what Len answers
+	rest       restRecord  // while the owner sleeps, what Len answers
 	wake       chan struct{}
 	taken      *atomic.Uint64 // the watermark of takes
 	stopping   *atomic.Bool   // the queue's flag that shutdown has begun
@@ -81,7 +81,10 @@ func (b *mailbox[T]) put(c command[T]) (woke bool) {
 	}
 	t.commands = append(t.commands, c)
 	wake := b.sleeping
-	b.sleeping = false
+	if wake {
+		b.sleeping = false
+		b.rest.void()
+	}
 	b.mu.Unlock()
 	if wake {
 		select {
@@ -126,7 +129,7 @@ func (b *mailbox[T]) takeOrRest(r resting) *segment[T] {
 	defer b.mu.Unlock()
 	if b.head == nil {
 		b.sleeping = true
-		b.rest = r
+		b.rest.record(r)
 		b.keepLargest()
 		return nil
 	}
@@ -142,18 +145,52 @@ type resting struct {
 	started uint64 // the last reservation started by then (see queue.State)
 }
 
+// restRecord keeps the resting length of a queue whose owner sleeps, for Len to read without
+// the mailbox lock, which every caller takes. It is a sequence lock whose writers are serialized
+// by that lock: epoch is odd while the fields hold a length valid since epoch last moved, and
+// even while there is nothing to read (the owner is awake, or its length unknown) or the owner
+// writes. The zero value has nothing to read. A put that wakes the owner voids it.
+type restRecord struct {
+	epoch   atomic.Uint64
+	length  atomic.Int64
+	started atomic.Uint64
+}
+
+// record publishes r, or voids the record if r is not known. The caller holds the mailbox lock.
+func (rr *restRecord) record(r resting) {
+	rr.void()
+	if !r.known {
+		return
+	}
+	rr.length.Store(int64(r.length))
+	rr.started.Store(r.started)
+	rr.epoch.Add(1)
+}
+
+// void marks the record as having nothing to read. The caller holds the mailbox lock.
+func (rr *restRecord) void() {
+	if rr.epoch.Load()%2 == 1 {
+		rr.epoch.Add(1)
+	}
+}
+
 // length returns the queue's length, and true, while the owner sleeps with no command to
 // apply and knows its length; false otherwise. Every command put so far has then been
 // applied, and the only change since the owner went to sleep is the takes of getters, which
 // raise the watermark and no longer wait: the length is the rest's, less the reservations
-// taken since. Holding the lock makes this a single instant, with no command put meanwhile.
+// taken since. The watermark is read between two reads of the same odd epoch, so no command
+// was put in the meantime: the answer is the length at the instant of that read.
 func (b *mailbox[T]) length() (int, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.sleeping || !b.rest.known {
+	epoch := b.rest.epoch.Load()
+	if epoch%2 == 0 {
 		return 0, false
 	}
-	return b.rest.length - int(b.taken.Load()-b.rest.started), true
+	length, started := b.rest.length.Load(), b.rest.started.Load()
+	taken := b.taken.Load()
+	if b.rest.epoch.Load() != epoch {
+		return 0, false
+	}
+	return int(length) - int(taken-started), true
 }
 
 // keepLargest cuts the emptied segments down to the two largest, the larger first: the next

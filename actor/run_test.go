@@ -298,8 +298,11 @@ func TestTakeIsOrderedWithCommands(t *testing.T) {
 // a caller: see TestAPanicOfStopWhenReachesTheNextCaller.)
 func TestLenAnswersASleepingOwnerWithoutWakingIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := New(Config[string]{})
-		q.Add("a")
+		q := newQueue(Config[string]{})
+		q.mailbox.put(command[string]{op: opAdd, item: "a"})
+		_, ok := q.mailbox.length()
+		assert.False(t, ok, "an owner that has not slept yet left nothing to read")
+		q.start()
 		q.Add("b")
 		q.Add("c")
 		synctest.Wait() // the owner sleeps; a, b and c wait in ready

@@ -87,6 +87,33 @@ func TestAPanicOfStopWhenReachesTheNextCaller(t *testing.T) {
 	})
 }
 
+// TestAPanicOfStopWhenAtAHeartbeatReachesTheNextLen: a panic of StopWhen at a wake-up that no
+// command brought is raised by the next Len too, though no command was put since the owner
+// last went to sleep: the panic voids the length the owner left for Len.
+func TestAPanicOfStopWhenAtAHeartbeatReachesTheNextLen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := &steppedClock{now: time.Unix(0, 0)}
+		var failing atomic.Bool
+		q := New(Config[int]{
+			Clock:   clock,
+			Forward: func(int) {},
+			StopWhen: func() bool {
+				if failing.Load() {
+					panic("stop failed")
+				}
+				return false
+			},
+		})
+		defer q.ShutDown()
+		assert.Equal(t, 0, q.Len(), "answered while the owner sleeps")
+		failing.Store(true)
+		clock.step(10 * time.Second)
+		synctest.Wait()
+		failing.Store(false)
+		assert.PanicsWithValue(t, "stop failed", func() { q.Len() })
+	})
+}
+
 // steppedClock is a clock that moves only when stepped, firing the waits that fall due.
 type steppedClock struct {
 	mu    sync.Mutex
