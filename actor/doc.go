@@ -26,8 +26,8 @@
 // caller to block first. A command that answers (Len, NumRequeues, ShutDown) carries its own
 // reply channel, buffered, so the owner never waits on a caller; the others return once
 // appended. Len sends no command at all while the owner sleeps with nothing to apply: the
-// owner leaves its queue's length in the mailbox as it goes to sleep, and Len reads it under
-// the mailbox lock, less the items getters have taken since (see mailbox.length).
+// owner leaves its queue's length in the mailbox as it goes to sleep, and Len reads it, less
+// the items getters have taken since, without taking the mailbox lock (see mailbox.length).
 //
 // # Handing out items
 //
