@@ -18,8 +18,8 @@ const minSize = 8
 // for concurrent use.
 //
 // Keys are hashed with hash/maphash, consistently with ==, like the keys of a built-in map: a
-// NaN is never found again, and a key whose dynamic type is not comparable panics, with the
-// runtime error a built-in map would raise in the same call.
+// NaN is never found again, and a key whose dynamic type is not comparable panics with a
+// runtime error in every call where a built-in map would, empty or not.
 type Map[K comparable, V any] struct {
 	seed  maphash.Seed
 	slots []slot[K, V] // len is zero or a power of two
@@ -126,9 +126,9 @@ func (m *Map[K, V]) find(key K, h uint32) (int, bool) {
 	}
 }
 
-// mustHash panics if key cannot be hashed, as a lookup in an empty built-in map does, with
-// its error. An empty Map hashes nothing; a nonempty one panics in maphash, with the error a
-// nonempty built-in map gives.
+// mustHash panics if key cannot be hashed, with the error a lookup in an empty built-in map
+// raises: an empty Map hashes nothing. A nonempty one panics in maphash, as a nonempty
+// built-in map panics in its hash function.
 func mustHash[K comparable](key K) {
 	var none map[K]struct{}
 	_ = none[key]
