@@ -69,6 +69,7 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 		if !m.shuttingDown {
 			m.wanted++
 		}
+	case opRefill: // the turn ends with a refill
 	case opUnwant:
 		// The getter gave up. If its item is already in ready, wanted goes below zero: that item
 		// serves the next getter that asks.

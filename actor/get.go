@@ -34,6 +34,11 @@ func (q *Queue[T]) get(ctx context.Context) (item T, shutdown bool, err error) {
 		return q.take(h), false, nil
 	default:
 	}
+	if q.readAhead && q.mailbox.idle() {
+		// Takes send no command: the owner may sleep with items in storage that ready had no
+		// room for. With commands waiting, the turn that applies them refills ready.
+		q.send(command[T]{op: opRefill})
+	}
 	var cancel <-chan struct{}
 	if ctx != nil {
 		cancel = ctx.Done()

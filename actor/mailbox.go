@@ -174,6 +174,13 @@ func (rr *restRecord) void() {
 	}
 }
 
+// idle reports whether no command waits to be taken.
+func (b *mailbox[T]) idle() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.head == nil
+}
+
 // length returns the queue's length, and true, while the owner sleeps with no command to
 // apply and knows its length; false otherwise. Every command put so far has then been
 // applied, and the only change since the owner went to sleep is the takes of getters, which

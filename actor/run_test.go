@@ -330,3 +330,30 @@ func TestLenAnswersASleepingOwnerWithoutWakingIt(t *testing.T) {
 		assert.Equal(t, 2, q.Len(), "c and d wait, to be handed out after shutdown")
 	})
 }
+
+// TestGettersGetEveryItemWithoutDone: more items than ready holds wait, and getters take them
+// all without calling Done, so that no command but theirs reaches the owner. A getter that
+// finds ready empty must have the owner refill it, or it waits while items wait too.
+func TestGettersGetEveryItemWithoutDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config[int]{})
+		defer q.ShutDown()
+		const items = readySize + 8
+		for i := range items {
+			q.Add(i)
+		}
+		synctest.Wait() // the owner sleeps, ready full
+		got := make(chan int, items)
+		go func() {
+			for range items {
+				item, _ := q.Get()
+				got <- item
+			}
+		}()
+		synctest.Wait()
+		require.Len(t, got, items, "every Get returned")
+		for i := range items {
+			assert.Equal(t, i, <-got)
+		}
+	})
+}
