@@ -174,6 +174,13 @@ func (rr *restRecord) void() {
 	}
 }
 
+// voidRest voids the length left for Len, until the owner next goes to sleep.
+func (b *mailbox[T]) voidRest() {
+	b.mu.Lock()
+	b.rest.void()
+	b.mu.Unlock()
+}
+
 // idle reports whether no command waits to be taken.
 func (b *mailbox[T]) idle() bool {
 	b.mu.Lock()

@@ -88,17 +88,20 @@ func TestAPanicOfStopWhenReachesTheNextCaller(t *testing.T) {
 }
 
 // TestAPanicOfStopWhenAtAHeartbeatReachesTheNextLen: a panic of StopWhen at a wake-up that no
-// command brought is raised by the next Len too, though no command was put since the owner
-// last went to sleep: the panic voids the length the owner left for Len.
+// command brought is raised by a Len that starts after it, though the owner has not gone back
+// to sleep and no command was put since it last did: the stash voids the length left for Len.
+// The clock holds the owner inside that turn, right after the panic.
 func TestAPanicOfStopWhenAtAHeartbeatReachesTheNextLen(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clock := &steppedClock{now: time.Unix(0, 0)}
+		clock := &gatedClock{steppedClock: steppedClock{now: time.Unix(0, 0)}}
 		var failing atomic.Bool
 		q := New(Config[int]{
 			Clock:   clock,
 			Forward: func(int) {},
 			StopWhen: func() bool {
 				if failing.Load() {
+					failing.Store(false)
+					clock.shut() // the owner's next look at the clock, in this turn, waits
 					panic("stop failed")
 				}
 				return false
@@ -107,11 +110,43 @@ func TestAPanicOfStopWhenAtAHeartbeatReachesTheNextLen(t *testing.T) {
 		defer q.ShutDown()
 		assert.Equal(t, 0, q.Len(), "answered while the owner sleeps")
 		failing.Store(true)
-		clock.step(10 * time.Second)
+		clock.step(10 * time.Second) // the heartbeat
+		synctest.Wait()              // the owner waits on the clock, the panic stashed
+		raised := make(chan any, 1)
+		go func() {
+			defer func() { raised <- recover() }()
+			q.Len()
+		}()
 		synctest.Wait()
-		failing.Store(false)
-		assert.PanicsWithValue(t, "stop failed", func() { q.Len() })
+		clock.open()
+		assert.Equal(t, "stop failed", <-raised)
 	})
+}
+
+// gatedClock is a steppedClock whose Now waits while it is shut.
+type gatedClock struct {
+	steppedClock
+	gate atomic.Pointer[chan struct{}]
+}
+
+func (c *gatedClock) Now() time.Time {
+	if g := c.gate.Load(); g != nil {
+		<-*g
+	}
+	return c.steppedClock.Now()
+}
+
+func (c *gatedClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+func (c *gatedClock) shut() {
+	g := make(chan struct{})
+	c.gate.Store(&g)
+}
+
+func (c *gatedClock) open() {
+	if g := c.gate.Swap(nil); g != nil {
+		close(*g)
+	}
 }
 
 // steppedClock is a clock that moves only when stepped, firing the waits that fall due.
