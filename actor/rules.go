@@ -102,10 +102,10 @@ func (b *base[T]) answer(reply chan result[T], r result[T]) {
 	reply <- r
 }
 
-// keep stashes the panic p, unless one is stashed already. Len must then ask the owner, so as
-// to raise it: the length left for Len is voided.
+// keep stashes the panic p, if there is one and none is stashed already. Len must then ask
+// the owner, so as to raise it: the length left for Len is voided.
 func (b *base[T]) keep(p any) {
-	if b.stash == nil {
+	if p != nil && b.stash == nil {
 		b.stash = p
 		b.mailbox.voidRest()
 	}
