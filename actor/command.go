@@ -14,7 +14,6 @@ const (
 	opForget                   // item, lim
 	opNumRequeues              // item, lim; answers n
 	opWant                     // a getter waits (a FIFO queue with a storage not read ahead)
-	opRefill                   // a getter found ready empty: refill it (a FIFO queue read ahead)
 	opUnwant                   // a getter that waited has given up (a priority queue: reply)
 	opTaken                    // item, taken by a getter: apply the stamp now, answer its panic
 	opGiveBack                 // item, handed to a getter that panicked instead, waits again

@@ -39,8 +39,8 @@
 // covers before applying the command. So a take and a command are ordered exactly as they
 // happened: an Add sent before a Get finds its item still waiting, an Add sent after finds it
 // in processing. This keeps Get stingy and linearizable without a message per Get. Since takes
-// tell the owner nothing, a getter that finds ready empty while no command waits sends one: an
-// owner asleep with more items than ready had room for wakes and refills it. A storage
+// tell the owner nothing, the getter whose take empties ready, while more items wait than it
+// had room for, nudges the owner awake to refill it. A storage
 // that may reorder its items (any storage but the built-in FIFO) is not read ahead: each
 // getter asks for one item, and only then does the owner reserve it. A priority queue goes
 // further: a getter's request waits in the owner, which hands the best item to that getter

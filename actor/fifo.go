@@ -19,6 +19,7 @@ type fifo[T comparable] struct {
 
 	ready     chan handoff[T]
 	taken     *atomic.Uint64 // the watermark of takes (see mailbox)
+	more      *atomic.Bool   // items wait that ready had no room for (see refill)
 	readAhead bool           // reserve items before getters ask
 	wanted    int            // getters waiting for an item, when not reading ahead
 	delayed   int            // the delay heap's size the metrics last heard of
@@ -69,7 +70,6 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 		if !m.shuttingDown {
 			m.wanted++
 		}
-	case opRefill: // the turn ends with a refill
 	case opUnwant:
 		// The getter gave up. If its item is already in ready, wanted goes below zero: that item
 		// serves the next getter that asks.
@@ -238,16 +238,37 @@ func (m *fifo[T]) resting() resting {
 
 // refill puts reserved items on their way to getters: as many as ready holds when reading
 // ahead, otherwise one per waiting getter.
+//
+// Takes tell the owner nothing, so an owner asleep with ready full and more items waiting would
+// not know when getters have emptied it. Reading ahead, refill therefore says in more whether
+// items wait that ready had no room for, and the getter whose take empties ready nudges the
+// owner into a turn, which refills it. more is raised before ready is looked at, so that a take
+// that empties ready either comes before that look, which then finds the room, or sees more
+// raised.
 func (m *fifo[T]) refill() {
+	if m.readAhead {
+		setIfChanged(m.more, true)
+	}
 	for !m.shuttingDown && len(m.ready) < cap(m.ready) && (m.readAhead || m.wanted > 0) {
 		h, ok := m.reserve()
 		if !ok {
-			return
+			break
 		}
 		m.ready <- h
 		if !m.readAhead {
 			m.wanted--
 		}
+	}
+	if m.readAhead {
+		setIfChanged(m.more, !m.shuttingDown && m.state.Len() > m.state.Reservations())
+	}
+}
+
+// setIfChanged stores v in b unless b holds it already: getters read more, so the owner writes
+// it only when it changes.
+func setIfChanged(b *atomic.Bool, v bool) {
+	if b.Load() != v {
+		b.Store(v)
 	}
 }
 

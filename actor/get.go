@@ -34,11 +34,6 @@ func (q *Queue[T]) get(ctx context.Context) (item T, shutdown bool, err error) {
 		return q.take(h), false, nil
 	default:
 	}
-	if q.readAhead && q.mailbox.idle() {
-		// Takes send no command: the owner may sleep with items in storage that ready had no
-		// room for. With commands waiting, the turn that applies them refills ready.
-		q.send(command[T]{op: opRefill})
-	}
 	var cancel <-chan struct{}
 	if ctx != nil {
 		cancel = ctx.Done()
@@ -68,6 +63,11 @@ func (q *Queue[T]) take(h handoff[T]) T {
 		panic(h.fault)
 	}
 	raise(&q.taken, h.seq)
+	if len(q.ready) == 0 && q.more.Load() {
+		// This take emptied ready, and told the owner nothing: it may be asleep with more
+		// items than ready had room for (see fifo.refill).
+		q.mailbox.nudge()
+	}
 	if q.waits {
 		if r := q.ask(command[T]{op: opTaken, item: h.item}); r.fault != nil {
 			q.send(command[T]{op: opGiveBack, item: h.item})

@@ -181,11 +181,13 @@ func (b *mailbox[T]) voidRest() {
 	b.mu.Unlock()
 }
 
-// idle reports whether no command waits to be taken.
-func (b *mailbox[T]) idle() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.head == nil
+// nudge makes the owner take a turn, though no command waits: it wakes the owner if it sleeps,
+// or keeps it from going to sleep after its current turn. It never blocks.
+func (b *mailbox[T]) nudge() {
+	select {
+	case b.wake <- struct{}{}:
+	default: // a token is already waiting
+	}
 }
 
 // length returns the queue's length, and true, while the owner sleeps with no command to

@@ -48,6 +48,7 @@ type Queue[T comparable] struct {
 	handover chan struct{} // closed when the owner has given up the state
 	exited   chan struct{} // closed when the owner goroutine has returned
 	stopping atomic.Bool   // shutdown has begun
+	more     atomic.Bool   // the owner holds items that ready had no room for (see fifo.refill)
 	served   atomic.Bool   // a delaying queue serves the delay heap: q itself, or one that joined
 
 	clock     clock.Clock // never nil
@@ -93,6 +94,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 		forward:   c.Forward,
 		ready:     q.ready,
 		taken:     &q.taken,
+		more:      &q.more,
 		readAhead: builtin,
 	}
 	if c.StopWhen != nil {
