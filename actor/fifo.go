@@ -249,7 +249,7 @@ func (m *fifo[T]) resting() resting {
 // store; on the platforms Go runs on, nothing moves it (on amd64 the store is a full barrier,
 // and on arm64 len of a channel starts with an acquiring load in the runtime).
 func (m *fifo[T]) refill() {
-	if m.readAhead {
+	if m.readAhead && m.state.Len() > m.state.Reservations() { // items wait in storage
 		setIfChanged(m.more, true)
 	}
 	for !m.shuttingDown && len(m.ready) < cap(m.ready) && (m.readAhead || m.wanted > 0) {
@@ -268,7 +268,7 @@ func (m *fifo[T]) refill() {
 }
 
 // setIfChanged stores v in b unless b holds it already: getters read more, so the owner writes
-// it only when it changes.
+// it only when it changes, and not at all while its queue keeps no more than ready holds.
 func setIfChanged(b *atomic.Bool, v bool) {
 	if b.Load() != v {
 		b.Store(v)
