@@ -3,7 +3,6 @@ package limiter
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -275,56 +274,4 @@ func TestZeroValueCountsNothing(t *testing.T) {
 			l.When("a")
 		}()
 	}
-}
-
-// TestUnhashableItemsPanicAsInAMap: configured as client-go's, whose failure counts are a
-// built-in map, the limiters panic on an item that cannot be hashed in every call that map
-// would panic in, with a runtime error, whether or not they count anything yet.
-func TestUnhashableItemsPanicAsInAMap(t *testing.T) {
-	item := []int{1}
-	caught := func(call func()) (p any) {
-		defer func() { p = recover() }()
-		call()
-		return nil
-	}
-	limiters := map[string]func() RateLimiter[any]{
-		"exponential": func() RateLimiter[any] {
-			return NewExponential[any](time.Millisecond, time.Second, ForgetAfter(0))
-		},
-		"fast-slow": func() RateLimiter[any] {
-			return NewFastSlow[any](time.Millisecond, time.Second, 2, ForgetAfter(0))
-		},
-	}
-	for name, newLimiter := range limiters {
-		for _, counting := range []bool{false, true} {
-			l, m := newLimiter(), map[any]int{}
-			if counting {
-				l.When("a")
-				m["a"]++
-			}
-			calls := []struct {
-				method      string
-				call, inMap func()
-			}{
-				{"When", func() { l.When(item) }, func() { m[item]++ }},
-				{"NumRequeues", func() { l.NumRequeues(item) }, func() { _ = m[item] }},
-				{"Forget", func() { l.Forget(item) }, func() { delete(m, item) }},
-			}
-			for _, c := range calls {
-				got, want := caught(c.call), caught(c.inMap)
-				if !hashFault(want) || !hashFault(got) {
-					t.Errorf("%s (counting: %v): %s(unhashable) panicked with %T %v, want %T %v",
-						name, counting, c.method, got, got, want, want)
-				}
-			}
-		}
-	}
-}
-
-// hashFault reports whether p is the runtime error of a built-in map asked to hash a []int. Its
-// type and wording depend on the map's state and on the build (-race changes them), so only
-// its kind and its subject are compared.
-func hashFault(p any) bool {
-	err, ok := p.(runtime.Error)
-	return ok && strings.Contains(err.Error(), "hash of unhashable type") && strings.Contains(err.Error(), "[]int")
 }
