@@ -70,6 +70,24 @@ func newMailbox[T comparable](taken *atomic.Uint64, stopping *atomic.Bool) mailb
 // put stamps c with the watermark of takes, appends it and wakes the owner if it sleeps,
 // reporting whether it did. A shutdown command raises stopping as it goes in.
 func (b *mailbox[T]) put(c command[T]) (woke bool) {
+	woke = b.enqueue(c)
+	if woke {
+		select {
+		case b.wake <- struct{}{}:
+		default: // a token is already waiting
+		}
+	}
+	return woke
+}
+
+// postOwn is put for a command the owner posts to itself during its turn. The owner takes the
+// mailbox again before it next sleeps, so it needs no wake token: one left behind would only
+// wake it from that sleep to find nothing.
+func (b *mailbox[T]) postOwn(c command[T]) { b.enqueue(c) }
+
+// enqueue stamps and appends c, and reports whether the owner was marked asleep: it no longer
+// is, and the length left for Len is void.
+func (b *mailbox[T]) enqueue(c command[T]) (wasSleeping bool) {
 	c.taken = b.taken.Load()
 	b.mu.Lock()
 	if c.op == opShutDown {
@@ -80,19 +98,13 @@ func (b *mailbox[T]) put(c command[T]) (woke bool) {
 		t = b.extend()
 	}
 	t.commands = append(t.commands, c)
-	wake := b.sleeping
-	if wake {
+	wasSleeping = b.sleeping
+	if wasSleeping {
 		b.sleeping = false
 		b.rest.void()
 	}
 	b.mu.Unlock()
-	if wake {
-		select {
-		case b.wake <- struct{}{}:
-		default: // a token is already waiting
-		}
-	}
-	return wake
+	return wasSleeping
 }
 
 // extend links an empty segment at the end of the chain and returns it: an emptied one when

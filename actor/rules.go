@@ -196,7 +196,7 @@ func (b *base[T]) now() time.Time {
 func (b *base[T]) postDue(now time.Time) {
 	if !b.duePending {
 		b.duePending = true
-		b.mailbox.put(command[T]{op: opDue, at: now.Sub(b.created)})
+		b.mailbox.postOwn(command[T]{op: opDue, at: now.Sub(b.created)})
 	}
 }
 
