@@ -15,7 +15,8 @@ const (
 	EarlyDelay    Bug = "early-delay"    // AddAfter fires at half its delay
 	DoubleRequeue Bug = "double-requeue" // Done of an item added again queues it twice
 	Uncapped      Bug = "uncapped"       // the exponential limiter ignores its maximum delay
+	Unnudged      Bug = "unnudged"       // a getter that empties ready leaves the owner asleep
 )
 
 // Bugs lists every deliberate bug.
-var Bugs = []Bug{NoDedup, LostReAdd, EarlyDrain, EarlyDelay, DoubleRequeue, Uncapped}
+var Bugs = []Bug{NoDedup, LostReAdd, EarlyDrain, EarlyDelay, DoubleRequeue, Uncapped, Unnudged}

@@ -45,7 +45,7 @@ type weighted struct {
 func mix(r *rand.Rand, l level) []weighted {
 	shutdowns := []int{0, 0, 1, 2}[r.IntN(4)]
 	m := []weighted{
-		{add, 20}, {get, 14}, {done, 14}, {length, 6}, {shuttingDown, 2}, {fill, 1},
+		{add, 20}, {get, 14}, {done, 14}, {length, 6}, {shuttingDown, 2}, {fill, 1}, {getRun, 1},
 		{shutDown, shutdowns}, {shutDownWithDrain, shutdowns},
 	}
 	if l >= delaying {

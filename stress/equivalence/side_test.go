@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing/synctest"
 )
 
 // maxPendingGets bounds the Gets a side may have under way at once; a get step beyond it is
@@ -32,6 +33,7 @@ type side struct {
 	gets      int       // Gets under way
 	drains    int       // ShutDownWithDrains under way
 	held      []string  // items handed out whose processing has not ended, sorted
+	over      bool      // a Get has reported shutdown
 	shut      bool      // a ShutDown has been called
 	lateDrain bool      // a ShutDownWithDrain that started after a ShutDown is under way
 }
@@ -123,6 +125,8 @@ func (sd *side) apply(s step, item string) string {
 			sd.q.plain.ShutDownWithDrain()
 			sd.returned <- call{kind: shutDownWithDrain}
 		}()
+	case getRun:
+		return sd.getRun()
 	case sleep:
 		// The runner lets time pass for both sides at once.
 	default:
@@ -146,6 +150,7 @@ func (sd *side) settle() (returned []string) {
 				if !c.shutdown {
 					sd.held = append(sd.held, c.item)
 				}
+				sd.over = sd.over || c.shutdown
 			case shutDownWithDrain:
 				sd.drains--
 				sd.lateDrain = false
@@ -156,6 +161,28 @@ func (sd *side) settle() (returned []string) {
 			return returned
 		}
 	}
+}
+
+// getRun calls Get, one call at a time, each waited for, until one blocks, which stays under
+// way, or one reports shutdown. It returns what returned meanwhile, in order. Only takes
+// reach the queue during the run, and no Done: a worker that gets several items before it
+// ends any must still get every item that waits, however many. A run starts with no Get
+// under way, else it is skipped (the queue would have nothing to hand out).
+func (sd *side) getRun() string {
+	if sd.gets > 0 {
+		return "skipped"
+	}
+	// Every Get but the last hands out a distinct item: at most every key and filler.
+	var returned []string
+	for range len(keys) + len(fillers) + 1 {
+		sd.apply(step{kind: get}, "")
+		synctest.Wait()
+		returned = append(returned, sd.settle()...)
+		if sd.gets > 0 || sd.over {
+			break
+		}
+	}
+	return strings.Join(returned, ", ")
 }
 
 // release forgets that item is held.

@@ -23,6 +23,7 @@ const (
 	shutDownWithDrain             // ShutDownWithDrain, started in a goroutine: it may block
 	sleep                         // time passes on the bubble's clock
 	fill                          // Add of every filler item, in order
+	getRun                        // Gets, one at a time, until one blocks or reports shutdown
 	doneUnheld                    // Done(key), whatever its state: only TestRunnerCatchesADifference
 )
 
@@ -78,6 +79,8 @@ func (s step) String() string {
 		return fmt.Sprintf("time.Sleep(%v)", s.delay)
 	case fill:
 		return fmt.Sprintf("Add(%s) … Add(%s)", fillers[0], fillers[len(fillers)-1])
+	case getRun:
+		return "Get() … until one blocks"
 	case doneUnheld:
 		return fmt.Sprintf("Done(%s)", s.key)
 	}
