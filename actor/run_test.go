@@ -298,7 +298,8 @@ func TestTakeIsOrderedWithCommands(t *testing.T) {
 // a caller: see TestAPanicOfStopWhenReachesTheNextCaller.)
 func TestLenAnswersASleepingOwnerWithoutWakingIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(Config[string]{})
+		clock := &gatedClock{steppedClock: steppedClock{now: time.Unix(0, 0)}}
+		q := newQueue(Config[string]{Clock: clock})
 		q.mailbox.put(command[string]{op: opAdd, item: "a"})
 		_, ok := q.mailbox.length()
 		assert.False(t, ok, "an owner that has not slept yet left nothing to read")
@@ -317,9 +318,11 @@ func TestLenAnswersASleepingOwnerWithoutWakingIt(t *testing.T) {
 		assert.Equal(t, 2, n, "the take counts at once")
 		assert.Equal(t, 2, q.Len())
 
-		q.mailbox.put(command[string]{op: opAdd, item: "d"}) // not applied yet
+		clock.shut() // the owner's turn for d waits on the clock, in refill: it cannot sleep again
+		q.mailbox.put(command[string]{op: opAdd, item: "d"})
 		_, ok = q.mailbox.length()
 		assert.False(t, ok, "with a command to apply, Len must ask")
+		clock.open()
 		assert.Equal(t, 3, q.Len())
 
 		q.ShutDown()
