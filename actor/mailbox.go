@@ -32,7 +32,8 @@ import (
 // gives the segments back emptied once it has applied them; they serve the next commands.
 //
 // When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
-// token on wake. Going to sleep, the owner keeps the two largest emptied segments and lets the
+// token on wake; whatever wakes it, the owner marks itself awake before it takes the mailbox
+// again, so that no put sends a token it will not need. Going to sleep, the owner keeps the two largest emptied segments and lets the
 // rest go, so that an idle queue keeps at most 2·maxSegment commands' worth of memory after a
 // burst, whatever its size; a queue never used holds no segment at all. Two, because a queue
 // woken now and then still has one segment on the owner's side, being applied, while callers
@@ -67,29 +68,23 @@ func newMailbox[T comparable](taken *atomic.Uint64, stopping *atomic.Bool) mailb
 	return mailbox[T]{wake: make(chan struct{}, 1), taken: taken, stopping: stopping}
 }
 
-// put stamps c with the watermark of takes, appends it and wakes the owner if it sleeps,
-// reporting whether it did. A shutdown command raises stopping as it goes in.
-func (b *mailbox[T]) put(c command[T]) (woke bool) {
-	woke = b.enqueue(c)
-	if woke {
-		select {
-		case b.wake <- struct{}{}:
-		default: // a token is already waiting
-		}
-	}
-	return woke
-}
+// put stamps c with the watermark of takes, appends it and, if the owner is marked asleep,
+// wakes it, reporting whether it did. A shutdown command raises stopping as it goes in.
+func (b *mailbox[T]) put(c command[T]) (woke bool) { return b.enqueue(c, true) }
 
 // postOwn is put for a command the owner posts to itself during its turn. The owner takes the
 // mailbox again before it next sleeps, so it needs no wake token: one left behind would only
 // wake it from that sleep to find nothing.
-func (b *mailbox[T]) postOwn(c command[T]) { b.enqueue(c) }
+func (b *mailbox[T]) postOwn(c command[T]) { b.enqueue(c, false) }
 
-// enqueue stamps and appends c, and reports whether the owner was marked asleep: it no longer
-// is, and the length left for Len is void.
-func (b *mailbox[T]) enqueue(c command[T]) (wasSleeping bool) {
+// enqueue stamps and appends c. If the owner was marked asleep, it no longer is, the length
+// left for Len is void, and enqueue reports it, having sent the token on wake when send. The
+// token goes in under the lock, so that an owner that has woken (see wakeUp) finds every token
+// a put sent before it, and none comes after.
+func (b *mailbox[T]) enqueue(c command[T], send bool) (wasSleeping bool) {
 	c.taken = b.taken.Load()
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if c.op == opShutDown {
 		b.stopping.Store(true)
 	}
@@ -98,13 +93,15 @@ func (b *mailbox[T]) enqueue(c command[T]) (wasSleeping bool) {
 		t = b.extend()
 	}
 	t.commands = append(t.commands, c)
-	wasSleeping = b.sleeping
-	if wasSleeping {
-		b.sleeping = false
-		b.rest.void()
+	if !b.sleeping {
+		return false
 	}
-	b.mu.Unlock()
-	return wasSleeping
+	b.sleeping = false
+	b.rest.void()
+	if send {
+		b.nudge()
+	}
+	return true
 }
 
 // extend links an empty segment at the end of the chain and returns it: an emptied one when
@@ -130,9 +127,29 @@ func (b *mailbox[T]) extend() *segment[T] {
 }
 
 // take returns every pending command, as a chain of segments, oldest first; or nil after
-// marking the owner asleep: the owner must then wait on wake before taking again. Only the
-// owner calls take and recycle (after the handover, the caller holding the handover lock).
+// marking the owner asleep: the owner must then wait on wake, and call wakeUp once woken.
+// Only the owner calls take, wakeUp and recycle (after the handover, the caller holding the
+// handover lock).
 func (b *mailbox[T]) take() *segment[T] { return b.takeOrRest(resting{}) }
+
+// wakeUp marks the owner awake, whatever woke it (a put, a nudge, its alarm), and returns
+// every pending command, or nil. It takes the token a put left, if the alarm woke the owner
+// first: this turn applies that put's command, and the token would only wake the owner from
+// its next sleep to find nothing. Taking a nudge's token is as safe: the turn ends with a
+// refill. Until the owner next sleeps, Len asks it.
+func (b *mailbox[T]) wakeUp() *segment[T] {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sleeping = false
+	b.rest.void()
+	select {
+	case <-b.wake:
+	default:
+	}
+	chain := b.head
+	b.head, b.tail = nil, nil
+	return chain
+}
 
 // takeOrRest is take for an owner that has applied every command it took: if it goes to
 // sleep, Len answers from r until the next put (see length).

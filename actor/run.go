@@ -24,10 +24,10 @@ func (q *Queue[T]) run(a, ticks *alarm) {
 	q.handOver()
 }
 
-// turn takes the pending commands, or sleeps until a command or the alarm comes; applies them;
-// posts the delayed items that have fallen due; refills ready and re-arms the alarm. A due item
-// is applied after the commands sent before it fell due, and before those sent after: a flood
-// of commands cannot hold it back.
+// turn takes the pending commands, or sleeps until a command, a getter's nudge or an alarm
+// comes; applies them; posts the delayed items that have fallen due; refills ready and re-arms
+// the alarms. A due item is applied after the commands sent before it fell due, and before
+// those sent after: a flood of commands cannot hold it back.
 func (q *Queue[T]) turn(a, ticks *alarm) {
 	m := q.m
 	m.beginTurn()
@@ -44,7 +44,7 @@ func (q *Queue[T]) turn(a, ticks *alarm) {
 		case <-ticks.c:
 			ticks.fired()
 		}
-		commands = q.mailbox.takeOrRest(rest)
+		commands = q.mailbox.wakeUp()
 	}
 	if commands != nil {
 		q.apply(commands)

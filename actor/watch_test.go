@@ -191,24 +191,3 @@ func (c *steppedClock) step(d time.Duration) {
 	}
 	c.waits = waiting
 }
-
-// TestADueItemLeavesNoWakeBehind: an item that falls due costs the owner two turns, one that
-// the alarm wakes, which posts the item's release, and one that applies it; its own post must
-// not wake it a third time, for nothing, once it sleeps again. StopWhen counts the turns.
-func TestADueItemLeavesNoWakeBehind(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var turns, forwarded atomic.Int32
-		q := New(Config[int]{
-			Forward:  func(int) { forwarded.Add(1) },
-			StopWhen: func() bool { turns.Add(1); return false },
-		})
-		defer q.ShutDown()
-		q.AddAfter(1, time.Second, nil)
-		synctest.Wait()
-		turns.Store(0)
-		time.Sleep(time.Second)
-		synctest.Wait()
-		assert.Equal(t, int32(1), forwarded.Load(), "the item fell due")
-		assert.Equal(t, int32(2), turns.Load(), "turns taken for the due item")
-	})
-}
