@@ -98,10 +98,15 @@ func (s *State[T]) Add(item T) bool {
 		}
 		return true
 	}
-	if s.waiting.Has(item) && !mutant.Active(mutant.NoDedup) {
-		if !s.custom {
+	if !s.custom {
+		// One lookup finds the item or makes its entry: the FIFO's Push cannot fail.
+		if _, found := s.waiting.Ref(item); found && !mutant.Active(mutant.NoDedup) {
 			return false
 		}
+		s.storage.Push(item)
+		return true
+	}
+	if s.waiting.Has(item) && !mutant.Active(mutant.NoDedup) {
 		if !s.isReserved(item) {
 			s.storage.Touch(item)
 			return false
