@@ -34,9 +34,9 @@
 // Items reach getters through a buffered channel, ready. The owner reserves the next items in
 // order and puts them there before anyone asks (package queue explains the two steps of a
 // get). A getter that takes an item sends no command: it raises a watermark, the highest
-// reservation taken so far, and every command appended afterwards carries the watermark it
-// read while holding the mailbox lock. The owner starts the reservations a command's stamp
-// covers before applying the command. So a take and a command are ordered exactly as they
+// reservation taken so far, and every command appended afterwards carries the watermark its
+// caller read just before appending it. The owner starts the reservations a command's stamp
+// covers before applying the command (see mailbox for stamps that come out of order). So a take and a command are ordered exactly as they
 // happened: an Add sent before a Get finds its item still waiting, an Add sent after finds it
 // in processing. This keeps Get stingy and linearizable without a message per Get. Since takes
 // tell the owner nothing, the getter whose take empties ready, while more items wait than it
