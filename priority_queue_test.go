@@ -139,6 +139,59 @@ func TestPriorityQueueRateLimited(t *testing.T) {
 	})
 }
 
+// TestPriorityQueueAsksALimiterOfItsOwnInTheCaller: a rate limiter not of this package runs in
+// the caller's goroutine, as a client-go queue runs it, so it may look at the queue.
+func TestPriorityQueueAsksALimiterOfItsOwnInTheCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &lookingLimiter{wait: time.Second}
+		q := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{RateLimiter: l})
+		defer q.ShutDown()
+		l.q = q
+		q.Add("a")
+		q.AddWithOpts(workqueue.AddOpts{RateLimited: true, Priority: priority(1)}, "b", "c")
+		assert.Equal(t, []int{1, 1}, l.lens, "Len, asked by the limiter")
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, []string{"b/1", "c/1", "a/0"}, getAll(q))
+	})
+}
+
+// TestPriorityQueueRaisesAPanicOfALimiterInTheCaller: a limiter of the caller's own that panics
+// panics in the caller of AddWithOpts, which adds none of its items; the queue goes on.
+func TestPriorityQueueRaisesAPanicOfALimiterInTheCaller(t *testing.T) {
+	l := &lookingLimiter{panicOn: "boom"}
+	q := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{RateLimiter: l})
+	defer q.ShutDown()
+	assert.PanicsWithValue(t, "boom", func() {
+		q.AddWithOpts(workqueue.AddOpts{RateLimited: true}, "a", "boom", "c")
+	})
+	assert.Equal(t, 0, q.Len(), "no item added, and no panic left for the next caller")
+	q.AddWithOpts(workqueue.AddOpts{RateLimited: true}, "a")
+	assert.Equal(t, []string{"a/0"}, getAll(q))
+}
+
+// lookingLimiter is a rate limiter of a test's own: it gives every item the same wait, notes
+// the length of q when asked, and panics for the item panicOn.
+type lookingLimiter struct {
+	q       *workqueue.TypedPriorityQueue[string]
+	wait    time.Duration
+	panicOn string
+	lens    []int
+}
+
+func (l *lookingLimiter) When(item string) time.Duration {
+	if item == l.panicOn {
+		panic(item)
+	}
+	if l.q != nil {
+		l.lens = append(l.lens, l.q.Len())
+	}
+	return l.wait
+}
+
+func (l *lookingLimiter) Forget(string)          {}
+func (l *lookingLimiter) NumRequeues(string) int { return 0 }
+
 func TestPriorityQueueShutDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newPQ()

@@ -47,6 +47,7 @@ type details[T comparable] struct {
 	after       time.Duration
 	priority    int
 	rateLimited bool
+	delays      []time.Duration // each item's delay, when the caller asked its limiter (see delaysOf)
 }
 
 // extra returns c's details, or empty ones.

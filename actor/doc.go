@@ -58,8 +58,8 @@
 //
 // # User code
 //
-// A custom storage, a rate limiter not from package limiter, or a metrics provider runs inside
-// the owner. If it panics, the owner recovers and raises the panic in the goroutine of the
+// A custom storage or a metrics provider runs inside the owner (a rate limiter not from package
+// limiter does not: callers ask it in their own goroutines, see Limiter). If it panics, the owner recovers and raises the panic in the goroutine of the
 // caller whose command ran it: on a queue with such code, callers wait for the outcome of
 // every command that may run it. (With metrics, this also makes the metrics current when Add,
 // Get or Done returns, as client-go's are.) A panic with nobody waiting, in a delayed add or a

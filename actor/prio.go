@@ -28,8 +28,12 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 		m.add(c.item, 0, 0, false, nil, time.Time{})
 	case opAddBatch:
 		d, now := c.more, m.instantOf(c.at)
-		for _, item := range d.items {
-			m.add(item, d.priority, d.after, d.rateLimited, c.lim, now)
+		for i, item := range d.items {
+			after := d.after
+			if d.delays != nil {
+				after = d.delays[i]
+			}
+			m.add(item, d.priority, after, d.rateLimited, c.lim, now)
 		}
 	case opDue:
 		m.duePending = false
@@ -97,9 +101,7 @@ func (m *prio[T]) add(item T, priority int, after time.Duration, rateLimited boo
 		return
 	}
 	if rateLimited {
-		if wait := l.whenAt(item, now); after == 0 || wait < after {
-			after = wait
-		}
+		after = shorter(after, l.whenAt(item, now))
 	}
 	var readyAt time.Time
 	if after > 0 {

@@ -42,6 +42,10 @@ func NewPriority[T comparable](c clock.Clock, m metrics.Config) *PriorityQueue[T
 // AddWithOpts adds items in order, with the options o; l is the rate limiter asked when
 // o.RateLimited. An item already ready or waiting keeps the higher of its priorities and the
 // earlier of its instants. It does nothing after shutdown.
+//
+// A limiter that is not of package limiter is asked in the caller's goroutine, before any item
+// is added, as a FIFO queue asks it (see Limiter): if it panics, the panic is the caller's, and
+// no item is added.
 func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	for _, item := range items {
 		q.check("AddWithOpts", item)
@@ -55,9 +59,32 @@ func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	}
 	c := command[T]{op: opAddBatch, lim: l, more: d}
 	if o.After > 0 || o.RateLimited {
-		c.at = q.since(q.clock.Now()) // read here, so that a fake clock stepped right after counts from the call
+		now := q.clock.Now() // read here, so that a fake clock stepped right after counts from the call
+		c.at = q.since(now)
+		if o.RateLimited && !l.safe {
+			d.delays, d.rateLimited = delaysOf(l, items, o.After, now), false
+		}
 	}
 	q.post(c)
+}
+
+// delaysOf asks l how long each item should wait, at the instant now, and returns each item's
+// delay under the option After of its add (see shorter).
+func delaysOf[T comparable](l *Limiter[T], items []T, after time.Duration, now time.Time) []time.Duration {
+	delays := make([]time.Duration, len(items))
+	for i, item := range items {
+		delays[i] = shorter(after, l.whenAt(item, now))
+	}
+	return delays
+}
+
+// shorter returns the delay of a rate-limited add whose option After is after, given the wait
+// its limiter decided: the wait, unless after is set and shorter, as in controller-runtime.
+func shorter(after, wait time.Duration) time.Duration {
+	if after == 0 || wait < after {
+		return wait
+	}
+	return after
 }
 
 // AddAfter is AddWithOpts with After: duration.
