@@ -77,8 +77,8 @@ func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *Ty
 	}
 }
 
-// Add adds item, ready at once, at priority zero, unless it is already ready or waiting at a
-// higher priority or an earlier instant. It does nothing after shutdown.
+// Add adds item, ready at once, at priority zero; an item already ready or waiting becomes
+// ready, and keeps its priority if higher. It does nothing after shutdown.
 func (q *TypedPriorityQueue[T]) Add(item T) { q.q.Add(item) }
 
 // AddAfter adds item after duration; zero or less adds it at once.

@@ -2,9 +2,10 @@ package actor
 
 import "context"
 
-// ShutDown makes the queue ignore new items; getters receive the items still waiting, then
-// shutdown == true. It ends any ShutDownWithDrain that is waiting, and returns once the owner
-// goroutine has exited. Calling it again does nothing.
+// ShutDown makes the queue ignore new items. Getters of a FIFO queue then receive the items
+// still waiting, then shutdown == true; those of a priority queue, shutdown == true at once. It
+// ends any ShutDownWithDrain that is waiting, and returns once the owner goroutine has exited.
+// Calling it again does nothing.
 func (q *Queue[T]) ShutDown() {
 	q.call(command[T]{op: opShutDown})
 	<-q.exited

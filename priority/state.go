@@ -5,12 +5,13 @@
 // # Semantics
 //
 // An item is in one of three places: waiting until an instant, ready, or handed out (locked)
-// until Done. Ready items go out by priority, highest first, and in the order they became
-// ready within a priority. Adding an item that is already ready or waiting merges the two
-// adds: the higher priority wins, and the earlier instant, so an item ready now stays ready,
-// and a waiting item added without a delay becomes ready at once. Raising the priority of an
-// item moves it behind the items already at its new priority. A waiting item that falls due
-// joins the ready items behind those ready before it.
+// until Done. Ready items go out by priority, highest first, and within a priority in the
+// order of their stamps. An item is stamped when first added, when its priority is raised and
+// when it falls due: raising its priority moves it behind the items already at its new
+// priority, and an item that falls due joins the ready items behind those ready before it.
+// Adding an item that is already ready or waiting merges the two adds: the higher priority
+// wins, and the earlier instant, so an item ready now stays ready, and a waiting item added
+// without a delay becomes ready at once, in the place of its first add.
 //
 // An item added while it is handed out becomes a separate ready (or waiting) entry that is not
 // handed out before Done: a worker never processes an item twice at once.
