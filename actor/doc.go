@@ -32,19 +32,19 @@
 // # Handing out items
 //
 // Items reach getters through a buffered channel, ready. The owner reserves the next items in
-// order and puts them there before anyone asks (package queue explains the two steps of a
-// get). A getter that takes an item sends no command: it raises a watermark, the highest
-// reservation taken so far, and every command appended afterwards carries the watermark its
-// caller read just before appending it. The owner starts the reservations a command's stamp
-// covers before applying the command (see mailbox for stamps that come out of order). So a take and a command are ordered exactly as they
-// happened: an Add sent before a Get finds its item still waiting, an Add sent after finds it
-// in processing. This keeps Get stingy and linearizable without a message per Get. Since takes
-// tell the owner nothing, the getter whose take empties ready, while more items wait than it
-// had room for, nudges the owner awake to refill it. A storage
-// that may reorder its items (any storage but the built-in FIFO) is not read ahead: each
-// getter asks for one item, and only then does the owner reserve it. A priority queue goes
-// further: a getter's request waits in the owner, which hands the best item to that getter
-// alone, on its reply channel, at the moment it can, so priorities decide at the hand-out.
+// order and puts them there before anyone asks (package queue explains the two steps of a get).
+// A getter that takes an item sends no command: it raises a watermark, the highest reservation
+// taken so far, and every command appended afterwards carries the watermark its caller read
+// just before appending it. The owner starts the reservations a command's stamp covers before
+// applying the command (see mailbox for stamps that come out of order). So a take and a command
+// are ordered exactly as they happened: an Add sent before a Get finds its item still waiting,
+// an Add sent after finds it in processing. This keeps Get stingy and linearizable without a
+// message per Get. Since takes tell the owner nothing, the getter whose take empties ready,
+// while more items wait than it had room for, nudges the owner awake to refill it. A storage
+// that may reorder its items (any storage but the built-in FIFO) is not read ahead: each getter
+// asks for one item, and only then does the owner reserve it. A priority queue goes further: a
+// getter's request waits in the owner, which hands the best item to that getter alone, on its
+// reply channel, at the moment it can, so priorities decide at the hand-out.
 //
 // # Shutdown and handover
 //
@@ -59,13 +59,14 @@
 // # User code
 //
 // A custom storage or a metrics provider runs inside the owner (a rate limiter not from package
-// limiter does not: callers ask it in their own goroutines, see Limiter). If it panics, the owner recovers and raises the panic in the goroutine of the
-// caller whose command ran it: on a queue with such code, callers wait for the outcome of
-// every command that may run it. (With metrics, this also makes the metrics current when Add,
-// Get or Done returns, as client-go's are.) A panic with nobody waiting, in a delayed add or a
-// periodic metric update, is raised in the next caller that waits for an answer. A Get that
-// raises a panic hands out nothing: the item it was to return goes back to the queue, so that
-// no item is left in processing with nobody to call Done.
+// limiter does not: callers ask it in their own goroutines, see Limiter). If it panics, the
+// owner recovers and raises the panic in the goroutine of the caller whose command ran it: on a
+// queue with such code, callers wait for the outcome of every command that may run it. (With
+// metrics, this also makes the metrics current when Add, Get or Done returns, as client-go's
+// are.) A panic with nobody waiting, in a delayed add or a periodic metric update, is raised in
+// the next caller that waits for an answer. A Get that raises a panic hands out nothing: the
+// item it was to return goes back to the queue, so that no item is left in processing with
+// nobody to call Done.
 //
 // This package also holds ParallelizeUntil: it is the one place that starts goroutines.
 package actor

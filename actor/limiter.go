@@ -14,9 +14,9 @@ import (
 // A limiter of package limiter is safe: it cannot panic, and the owner of the queue it is
 // passed to calls it from its own goroutine. Any other limiter runs foreign code, which may
 // block, panic or call back into the queue; every queue calls it in the caller's goroutine (a
-// FIFO queue as client-go does), so that none of that can stop the owner. Every call to a limiter that is not
-// safe is made under the Limiter's lock, wherever it is made: it may hold limiters of package
-// limiter, which are not safe for concurrent use.
+// FIFO queue as client-go does), so that none of that can stop the owner. Every call to a
+// limiter that is not safe is made under the Limiter's lock, wherever it is made: it may hold
+// limiters of package limiter, which are not safe for concurrent use.
 type Limiter[T comparable] struct {
 	limiter limiter.RateLimiter[T]
 	safe    bool

@@ -60,9 +60,9 @@ const (
 
 // variants are the queues with their default rate limiter (5 ms doubling up to 1000 s) and no
 // metrics; with metrics, recorded by a provider each; with client-go's exponential limiter on
-// both sides (for actorqueue, a limiter from another package, which its owner calls while the
-// caller waits); and with a maximum of an exponential and a token bucket limiter of 100 per
-// second with a burst of 3, each library's own.
+// both sides (for actorqueue, a limiter from another package, which the caller of AddWithOpts
+// asks in its own goroutine); and with a maximum of an exponential and a token bucket limiter
+// of 100 per second with a burst of 3, each library's own.
 func variants() []variant {
 	return []variant{
 		{"default", func() (queue, queue, [2]*tally) {
