@@ -334,6 +334,33 @@ func TestLenAnswersASleepingOwnerWithoutWakingIt(t *testing.T) {
 	})
 }
 
+// TestLenAsksAnOwnerWokenByItsAlarm: the length the owner left as it went to sleep no longer
+// holds once its alarm has woken it: the items that fell due are added in the turns that
+// follow, and Len, asked meanwhile, must not answer from the old length.
+func TestLenAsksAnOwnerWokenByItsAlarm(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := &hookedClock{steppedClock: steppedClock{now: time.Unix(0, 0)}}
+		q := New(Config[string]{Clock: clock})
+		defer q.ShutDown()
+		q.AddAfter("x", time.Second, nil)
+		synctest.Wait()
+		var looked, answered bool
+		var n int
+		// The alarm's turn reads the clock to see what is due; the next turn, which adds x,
+		// reads it to refill ready.
+		clock.onNow(func() {
+			clock.onNow(func() { looked = true; n, answered = q.mailbox.length() })
+		})
+		clock.step(time.Second)
+		synctest.Wait()
+		assert.True(t, looked, "the turn that adds x read the clock")
+		if answered {
+			assert.Equal(t, 1, n, "Len answered without the owner, once x was added")
+		}
+		assert.Equal(t, 1, q.Len())
+	})
+}
+
 // TestGettersGetEveryItemWithoutDone: more items than ready holds wait, and getters take them
 // all without calling Done, so that no command but theirs reaches the owner. A getter that
 // finds ready empty must have the owner refill it, or it waits while items wait too.
