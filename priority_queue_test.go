@@ -170,18 +170,38 @@ func TestPriorityQueueRaisesAPanicOfALimiterInTheCaller(t *testing.T) {
 	assert.Equal(t, []string{"a/0"}, getAll(q))
 }
 
+// TestPriorityQueueAddsWhatItsLimiterWasAskedAboutAsShutdownBegan: an add that has asked a
+// limiter of the caller's own is applied even if the queue began to shut down meanwhile, as in
+// controller-runtime, which asks only after its last look at the shutdown: the failure the
+// limiter counted is not for an item dropped.
+func TestPriorityQueueAddsWhatItsLimiterWasAskedAboutAsShutdownBegan(t *testing.T) {
+	l := &lookingLimiter{}
+	q := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{RateLimiter: l})
+	l.onWhen = q.ShutDown
+	q.AddWithOpts(workqueue.AddOpts{RateLimited: true}, "a")
+	assert.True(t, q.ShuttingDown())
+	assert.Equal(t, 1, q.Len(), "a was added")
+	q.AddWithOpts(workqueue.AddOpts{RateLimited: true}, "b")
+	assert.Equal(t, 1, q.Len(), "after shutdown, an add does nothing")
+}
+
 // lookingLimiter is a rate limiter of a test's own: it gives every item the same wait, notes
-// the length of q when asked, and panics for the item panicOn.
+// the length of q when asked, panics for the item panicOn, and runs onWhen at its first call.
 type lookingLimiter struct {
 	q       *workqueue.TypedPriorityQueue[string]
 	wait    time.Duration
 	panicOn string
+	onWhen  func() // when set, called by When, once
 	lens    []int
 }
 
 func (l *lookingLimiter) When(item string) time.Duration {
 	if item == l.panicOn {
 		panic(item)
+	}
+	if f := l.onWhen; f != nil {
+		l.onWhen = nil
+		f()
 	}
 	if l.q != nil {
 		l.lens = append(l.lens, l.q.Len())

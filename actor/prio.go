@@ -25,9 +25,17 @@ func (m *prio[T]) exec(c *command[T]) { m.run(c, m.apply) }
 func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 	switch c.op {
 	case opAdd:
-		m.add(c.item, 0, 0, false, nil, time.Time{})
+		if !m.shuttingDown {
+			m.add(c.item, 0, 0, false, nil, time.Time{})
+		}
 	case opAddBatch:
 		d, now := c.more, m.instantOf(c.at)
+		if m.shuttingDown && d.delays == nil {
+			break // not even asking the limiter, as controller-runtime
+		}
+		// An add whose caller asked its limiter is applied even if shutdown began since: the
+		// limiter has counted the failures, and controller-runtime, which checks for shutdown
+		// once, before asking its limiter, adds every item it asked it about.
 		for i, item := range d.items {
 			after := d.after
 			if d.delays != nil {
@@ -94,12 +102,8 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 
 // add is controller-runtime's AddWithOpts for one item, sent at the instant now (which only
 // matters for a delay): the item waits for the shorter of after and, when rateLimited, the wait
-// l decides, or is ready at once. It does nothing once the queue is shutting down, not even
-// asking l.
+// l decides, or is ready at once. Its callers decide whether the queue, shutting down, takes it.
 func (m *prio[T]) add(item T, priority int, after time.Duration, rateLimited bool, l *Limiter[T], now time.Time) {
-	if m.shuttingDown {
-		return
-	}
 	if rateLimited {
 		after = shorter(after, l.whenAt(item, now))
 	}

@@ -45,7 +45,9 @@ func NewPriority[T comparable](c clock.Clock, m metrics.Config) *PriorityQueue[T
 //
 // A limiter that is not of package limiter is asked in the caller's goroutine, before any item
 // is added, as a FIFO queue asks it (see Limiter): if it panics, the panic is the caller's, and
-// no item is added.
+// no item is added. Once it has been asked, the items are added even if a shutdown began
+// meanwhile, as in controller-runtime, where an add asks the limiter only after its last look
+// at the shutdown.
 func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	for _, item := range items {
 		q.check("AddWithOpts", item)
