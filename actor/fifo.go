@@ -242,14 +242,14 @@ func (m *fifo[T]) resting() resting {
 // Takes tell the owner nothing, so an owner asleep with ready full and more items waiting would
 // not know when getters have emptied it. Reading ahead, refill therefore says in more whether
 // items wait that ready had no room for, and the getter whose take empties ready nudges the
-// owner into a turn, which refills it. When more items wait in storage than ready has room
-// for, more is raised, with an atomic store, before ready's length is read again for the
-// refill, so that a take that empties ready either comes before that read, which then finds
-// the room, or loads more after the store and sees it raised. (When they all fit, more stays
-// down: getters only make more room.) The length is read without the channel's lock, and Go's
-// memory model alone does not keep that read after the store; on the platforms Go runs on,
-// nothing moves it (on amd64 the store is a full barrier, and on arm64 len of a channel
-// starts with an acquiring load in the runtime).
+// owner into a turn, which refills it. When more items wait in storage than ready has room for,
+// more is raised, with an atomic store, before ready's length is read again for the refill, so
+// that a take that empties ready either comes before that read, which then finds the room, or
+// loads more after the store and sees it raised. (When they all fit, more is not raised:
+// getters only make more room.) The length is read without the channel's lock, and Go's memory
+// model alone does not keep that read after the store; on the platforms Go runs on, nothing
+// moves it (on amd64 the store is a full barrier, and on arm64 len of a channel starts with an
+// acquiring load in the runtime).
 func (m *fifo[T]) refill() {
 	if m.readAhead && m.state.Len()-m.state.Reservations() > cap(m.ready)-len(m.ready) {
 		setIfChanged(m.more, true)

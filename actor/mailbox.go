@@ -32,15 +32,15 @@ import (
 // gives the segments back emptied once it has applied them; they serve the next commands.
 //
 // When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
-// token on wake; whatever wakes it, the owner marks itself awake before it takes the mailbox
-// again, so that no put sends a token it will not need. Going to sleep, the owner keeps the two
-// largest emptied segments and lets the rest go, so that an idle queue keeps at most
-// 2·maxSegment commands' worth of memory after a burst, whatever its size; a queue never used
-// holds no segment at all. Two, because a queue woken now and then still has one segment on the
-// owner's side, being applied, while callers fill the other: with one kept, every such overlap
-// would allocate a segment. The largest, because a queue whose bursts are separated by sleeps
-// (retries waiting out their backoff, say) would otherwise allocate every segment of every
-// burst afresh but the first two, the smallest.
+// token on wake; whatever wakes it, the owner marks itself awake and takes any token a put sent
+// meanwhile before it takes the mailbox again, so that none is left to wake it for nothing.
+// Going to sleep, the owner keeps the two largest emptied segments and lets the rest go, so
+// that an idle queue keeps at most 2·maxSegment commands' worth of memory after a burst,
+// whatever its size; a queue never used holds no segment at all. Two, because a queue woken now
+// and then still has one segment on the owner's side, being applied, while callers fill the
+// other: with one kept, every such overlap would allocate a segment. The largest, because a
+// queue whose bursts are separated by sleeps (retries waiting out their backoff, say) would
+// otherwise allocate every segment of every burst afresh but the first two, the smallest.
 type mailbox[T comparable] struct {
 	mu         sync.Mutex
 	head, tail *segment[T] // the commands put and not yet taken; nil when there are none

@@ -26,9 +26,9 @@ func (q *Queue[T]) run(a, ticks *alarm) {
 
 // turn takes the pending commands, or sleeps until a command, a getter's nudge or an alarm
 // comes; applies them; posts the delayed items that have fallen due; refills ready and re-arms
-// the alarms. The owner reads the clock once a turn, after applying the turn's commands, and
-// posts the release of what is then due to its own mailbox: a due item is applied after every
-// command put before that read (some may have been sent after it fell due) and before every
+// the alarms. Once it has applied the turn's commands, the owner looks at the clock and posts
+// the release of what is then due to its own mailbox: a due item is applied after every
+// command put before that post (some may have been sent after it fell due) and before every
 // command put after it, so that a flood of commands cannot hold it back.
 func (q *Queue[T]) turn(a, ticks *alarm) {
 	m := q.m
