@@ -56,6 +56,29 @@ func TestAPutDuringAnAlarmTurnLeavesNoWakeBehind(t *testing.T) {
 	})
 }
 
+// TestAPutRacingTheAlarmLeavesNoWakeBehind: a command put after the alarm fired, before the
+// owner has run, finds the owner still marked asleep and sends a token. When the owner's select
+// takes the alarm rather than that token (it picks at random), the token must not wake it again
+// once the command is applied. Twenty queues make the race go both ways.
+func TestAPutRacingTheAlarmLeavesNoWakeBehind(t *testing.T) {
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			var turns atomic.Int32
+			clock := &steppedClock{now: time.Unix(0, 0)}
+			q := New(Config[string]{Clock: clock, StopWhen: countTurns(&turns)})
+			defer q.ShutDown()
+			q.AddAfter("x", time.Second, nil)
+			synctest.Wait()
+			turns.Store(0)
+			clock.step(time.Second)
+			q.Add("y")
+			synctest.Wait()
+			assert.Equal(t, 2, q.Len(), "x fell due, y was added")
+			assert.Equal(t, int32(2), turns.Load(), "turns: the alarm's, then x's and y's")
+		})
+	}
+}
+
 // TestAPutDuringANudgeTurnLeavesNoWakeBehind: a command put while the owner runs a turn that a
 // getter's nudge brought (the getter emptied ready while items waited in storage) is applied in
 // the next turn, and the owner then sleeps: two turns in all.
