@@ -29,13 +29,13 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 			m.add(c.item, 0, 0, false, nil, time.Time{})
 		}
 	case opAddBatch:
+		// controller-runtime drops an add once shutdown has begun, without asking its limiter,
+		// and adds every item it has asked it about. So does the owner; an add whose caller has
+		// asked its limiter (d.delays) is applied even if shutdown began since.
 		d, now := c.more, m.instantOf(c.at)
 		if m.shuttingDown && d.delays == nil {
-			break // not even asking the limiter, as controller-runtime
+			break
 		}
-		// An add whose caller asked its limiter is applied even if shutdown began since: the
-		// limiter has counted the failures, and controller-runtime, which checks for shutdown
-		// once, before asking its limiter, adds every item it asked it about.
 		for i, item := range d.items {
 			after := d.after
 			if d.delays != nil {
