@@ -33,14 +33,14 @@ type TypedDelayingQueueConfig[T comparable] struct {
 	MetricsProvider MetricsProvider
 	// Clock times the delays; nil means the real clock.
 	Clock Clock
-	// Queue is the queue to add items to; nil means a new queue. Each delaying queue holds its
-	// own delays, as in client-go: the same item delayed through two of them is added once by
-	// each. A queue made by NewTypedWithConfig on the same clock shares its goroutine with the
-	// first delaying queue built around it. Any other queue (of another package, on another
-	// clock, a delaying or rate-limiting queue, or one already wrapped) gets a second goroutine
-	// that holds the delays. When it wakes (for an AddAfter, a due item, or, on a clock passed
-	// in, client-go's 10 s heartbeat) and finds the queue shut down directly, it drops the
-	// delayed items and exits.
+	// Queue is the queue to add items to; nil means a new queue. Each delaying queue holds its own
+	// delays, as in client-go: the same item delayed through two of them is added once by each. A
+	// queue made by NewTypedWithConfig on the same clock shares its goroutine with the first
+	// delaying queue built around it. Any other queue (of another package, a type of the caller's
+	// own that embeds one of ours, one on another clock, a delaying or rate-limiting queue, or one
+	// already wrapped) gets a second goroutine that holds the delays. When it wakes (for an
+	// AddAfter, a due item, or, on a clock passed in, client-go's 10 s heartbeat) and finds the
+	// queue shut down directly, it drops the delayed items and exits.
 	Queue TypedInterface[T]
 }
 
@@ -80,9 +80,9 @@ func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConf
 			Clock:           config.Clock,
 		}, true)
 		return &delayingQueue[T]{Typed: t, retries: retries()}
-	case interface{ typed() *Typed[T] }:
-		if t := inner.typed(); t.q.Join(config.Clock) {
-			return &delayingQueue[T]{Typed: t, retries: retries()}
+	case *Typed[T]: // exactly: a type that embeds one has methods of its own, to be called
+		if inner.q.Join(config.Clock) {
+			return &delayingQueue[T]{Typed: inner, retries: retries()}
 		}
 	}
 	return actor.NewDelayer[T](config.Queue, config.Clock, retries())

@@ -164,34 +164,66 @@ func TestDelayingQueueOnAFakeClock(t *testing.T) {
 }
 
 // foreign is a queue from another package: it wraps one of ours behind an interface.
-type foreign struct {
-	workqueue.TypedInterface[string]
+// recorder notes the items a queue of the user's own is given, in order.
+type recorder struct {
 	mu    sync.Mutex
 	added []string
 }
 
-func (f *foreign) Add(item string) {
-	f.mu.Lock()
-	f.added = append(f.added, item)
-	f.mu.Unlock()
-	f.TypedInterface.Add(item)
+func (r *recorder) note(item string) {
+	r.mu.Lock()
+	r.added = append(r.added, item)
+	r.mu.Unlock()
 }
 
-func TestDelayingQueueAroundAForeignQueue(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		inner := &foreign{TypedInterface: workqueue.NewTyped[string]()}
-		q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Queue: inner})
-		q.AddAfter("later", time.Second)
-		q.AddAfter("now", 0)
-		time.Sleep(time.Second)
-		synctest.Wait()
-		assert.Equal(t, []string{"now", "later"}, drainOrder[string](q))
-		inner.mu.Lock()
-		assert.Equal(t, []string{"now", "later"}, inner.added, "items go through the foreign Add")
-		inner.mu.Unlock()
-		q.ShutDown()
-		assert.True(t, inner.ShuttingDown())
-	})
+func (r *recorder) items() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.added
+}
+
+// foreign is a queue of another package: it has our methods only through an interface.
+type foreign struct {
+	workqueue.TypedInterface[string]
+	recorder
+}
+
+func (f *foreign) Add(item string) { f.note(item); f.TypedInterface.Add(item) }
+
+// wrapped is a queue of the user's own that embeds one of ours, and overrides its Add.
+type wrapped struct {
+	*workqueue.Typed[string]
+	recorder
+}
+
+func (w *wrapped) Add(item string) { w.note(item); w.Typed.Add(item) }
+
+// TestDelayingQueueAroundAQueueOfTheUsersOwn: a delaying queue adds through the queue it was
+// given, as client-go's does, even one that embeds a queue of this package.
+func TestDelayingQueueAroundAQueueOfTheUsersOwn(t *testing.T) {
+	type recorded interface {
+		workqueue.TypedInterface[string]
+		items() []string
+	}
+	for name, newInner := range map[string]func() recorded{
+		"of another package": func() recorded { return &foreign{TypedInterface: workqueue.NewTyped[string]()} },
+		"around one of ours": func() recorded { return &wrapped{Typed: workqueue.NewTyped[string]()} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				inner := newInner()
+				q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Queue: inner})
+				q.AddAfter("later", time.Second)
+				q.AddAfter("now", 0)
+				time.Sleep(time.Second)
+				synctest.Wait()
+				assert.Equal(t, []string{"now", "later"}, drainOrder[string](q))
+				assert.Equal(t, []string{"now", "later"}, inner.items(), "items go through the queue's own Add")
+				q.ShutDown()
+				assert.True(t, inner.ShuttingDown())
+			})
+		})
+	}
 }
 
 func TestDelayingQueueSharesTheGoroutineOfOneOfOurs(t *testing.T) {

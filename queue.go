@@ -133,7 +133,3 @@ func (q *Typed[T]) ShutDownWithDrain() { q.q.ShutDownWithDrain() }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
 func (q *Typed[T]) ShuttingDown() bool { return q.q.ShuttingDown() }
-
-// typed lets the constructors of delaying and rate-limiting queues find the queue inside one of
-// this package's queues, to share its goroutine.
-func (q *Typed[T]) typed() *Typed[T] { return q }
