@@ -1,14 +1,14 @@
 // Package metrics records the seven workqueue metrics of client-go through a [Provider]: depth,
 // adds, queue latency, work duration, unfinished work, longest running processor and retries.
 //
-// A queue records its metrics in its owner goroutine, with the instant as an argument; no
-// metrics goroutine runs beside it. The metric interfaces and the provider have client-go's
-// methods, so the source of a provider written for client-go (Prometheus, OpenTelemetry, a test
-// fake) compiles here once its import of client-go's workqueue names this module instead. A
-// compiled client-go provider does not plug in: its methods return client-go's named metric
-// types, which are not these. (Package k8s.io/component-base/metrics/prometheus/workqueue, for
-// one, registers with client-go's SetProvider only; this module's prometheus module stands in
-// for it.)
+// A queue records its metrics in its owner goroutine, with the instant as an argument (the
+// retries counter excepted: see Provider); no metrics goroutine runs beside it. The metric
+// interfaces and the provider have client-go's methods, so the source of a provider written for
+// client-go (Prometheus, OpenTelemetry, a test fake) compiles here once its import of
+// client-go's workqueue names this module instead. A compiled client-go provider does not plug
+// in: its methods return client-go's named metric types, which are not these. (Package
+// k8s.io/component-base/metrics/prometheus/workqueue, for one, registers with client-go's
+// SetProvider only; this module's prometheus module stands in for it.)
 package metrics
 
 import (
@@ -44,7 +44,9 @@ type HistogramMetric interface {
 
 // Provider creates the metrics of a named queue. Each method is called once per queue, when the
 // queue is created, with the queue's name. A queue then calls the metrics from its owner
-// goroutine only (or, after shutdown, from one caller at a time).
+// goroutine only (or, after shutdown, from one caller at a time), but for the retries counter:
+// AddAfter, and AddRateLimited with a rate limiter not of this module, count a retry in the
+// caller's goroutine, as client-go does, so that counter must be safe for concurrent use.
 type Provider interface {
 	NewDepthMetric(name string) GaugeMetric
 	NewAddsMetric(name string) CounterMetric
