@@ -18,9 +18,18 @@ type metric struct {
 	set          float64
 	sets         int
 	observations []float64
+	failing      bool // Inc panics
 }
 
-func (m *metric) Inc()          { m.mu.Lock(); m.inc++; m.mu.Unlock() }
+func (m *metric) Inc() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failing {
+		panic("metric failed")
+	}
+	m.inc++
+}
+
 func (m *metric) Dec()          { m.mu.Lock(); m.dec++; m.mu.Unlock() }
 func (m *metric) Set(f float64) { m.mu.Lock(); m.set = f; m.sets++; m.mu.Unlock() }
 func (m *metric) Observe(f float64) {
@@ -41,6 +50,9 @@ func (m *metric) observed() []float64 {
 	defer m.mu.Unlock()
 	return append([]float64(nil), m.observations...)
 }
+
+// fail makes Inc panic, or stop panicking.
+func (m *metric) fail(failing bool) { m.mu.Lock(); m.failing = failing; m.mu.Unlock() }
 
 type provider struct {
 	depth, adds, latency, work, unfinished, longest, retries metric
@@ -181,4 +193,27 @@ func TestUnnamedQueuesRecordNothing(t *testing.T) {
 	item, _ := q.Get()
 	q.Done(item)
 	assert.Zero(t, mp.adds.count()+mp.retries.count()+len(mp.latency.observed())+len(mp.work.observed()))
+}
+
+// TestADueItemOutlivesAPanicOfTheMetrics: a delayed item falls due with no caller waiting; if
+// the metrics panic as it is added, the next caller that waits gets the panic, and the item is
+// added all the same.
+func TestADueItemOutlivesAPanicOfTheMetrics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &provider{}
+		q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
+			Name: "due", MetricsProvider: p,
+		})
+		defer q.ShutDown()
+		q.AddAfter("x", time.Second)
+		p.depth.fail(true)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		p.depth.fail(false)
+		assert.PanicsWithValue(t, "metric failed", func() { q.Len() })
+		assert.Equal(t, 1, q.Len(), "x was added")
+		item, _ := q.Get()
+		assert.Equal(t, "x", item)
+		q.Done(item)
+	})
 }

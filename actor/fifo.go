@@ -60,7 +60,7 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 	case opDue:
 		m.duePending = false
 		for item, ok := m.waiting.PopDue(c.at); ok; item, ok = m.waiting.PopDue(c.at) {
-			m.add(item)
+			m.addDue(item)
 		}
 	case opForget:
 		c.lim.forget(c.item)
@@ -115,11 +115,28 @@ func (m *fifo[T]) add(item T) {
 		return
 	}
 	// The metrics hear of an add before the state changes, as in client-go: if they panic, the
-	// item is not added.
+	// item is not added, and the caller gets the panic.
+	m.hearAdd(item)
+	m.state.Add(item)
+}
+
+// addDue is add for an item that fell due, which no caller waits for: if the metrics panic as
+// they hear of it, the item is added all the same, rather than lost, and the panic is kept for
+// the next caller that waits. (client-go's process ends there.)
+func (m *fifo[T]) addDue(item T) {
+	if m.shuttingDown || m.forward != nil {
+		m.add(item)
+		return
+	}
+	m.guard(func() { m.hearAdd(item) })
+	m.state.Add(item)
+}
+
+// hearAdd tells the metrics that item is added, unless it is pending already.
+func (m *fifo[T]) hearAdd(item T) {
 	if m.metrics.Enabled() && !m.state.Pending(item) {
 		m.metrics.Added(item, 0, m.clock.Now())
 	}
-	m.state.Add(item)
 }
 
 // take starts every reservation up to upTo that is not started yet. A panic of the metrics as
