@@ -64,9 +64,9 @@
 // queue with such code, callers wait for the outcome of every command that may run it. (With
 // metrics, this also makes the metrics current when Add, Get or Done returns, as client-go's
 // are.) A panic with nobody waiting, in a delayed add or a periodic metric update, is raised in
-// the next caller that waits for an answer. A Get that raises a panic hands out nothing: the
-// item it was to return goes back to the queue, so that no item is left in processing with
-// nobody to call Done.
+// the next caller that waits for an answer; a delayed item whose metrics panic is added all the
+// same. A Get that raises a panic hands out nothing: the item it was to return goes back to the
+// queue, so that no item is left in processing with nobody to call Done.
 //
 // This package also holds ParallelizeUntil: it is the one place that starts goroutines.
 package actor
