@@ -124,7 +124,7 @@ func (m *fifo[T]) add(item T) {
 // they hear of it, the item is added all the same, rather than lost, and the panic is kept for
 // the next caller that waits. (client-go's process ends there.)
 func (m *fifo[T]) addDue(item T) {
-	if m.shuttingDown || m.forward != nil {
+	if m.shuttingDown || m.forward != nil || !m.metrics.Enabled() {
 		m.add(item)
 		return
 	}
