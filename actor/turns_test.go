@@ -13,6 +13,15 @@ import (
 // end of every turn, to show that nothing leaves a wake token behind: a token the owner did
 // not need wakes it from its next sleep for an empty turn.
 
+// newCounted starts a queue on a hookedClock whose turns n counts, and shuts it down when the
+// test ends.
+func newCounted[T comparable](t *testing.T, n *atomic.Int32) (*Queue[T], *hookedClock) {
+	clock := &hookedClock{steppedClock: steppedClock{now: time.Unix(0, 0)}}
+	q := New(Config[T]{Clock: clock, StopWhen: countTurns(n)})
+	t.Cleanup(q.ShutDown)
+	return q, clock
+}
+
 // countTurns returns a StopWhen that counts the turns in n and never stops the queue.
 func countTurns(n *atomic.Int32) func() bool {
 	return func() bool { n.Add(1); return false }
@@ -42,9 +51,7 @@ func TestADueItemLeavesNoWakeBehind(t *testing.T) {
 func TestAPutDuringAnAlarmTurnLeavesNoWakeBehind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var turns atomic.Int32
-		clock := &hookedClock{steppedClock: steppedClock{now: time.Unix(0, 0)}}
-		q := New(Config[string]{Clock: clock, StopWhen: countTurns(&turns)})
-		defer q.ShutDown()
+		q, clock := newCounted[string](t, &turns)
 		q.AddAfter("x", time.Second, nil)
 		synctest.Wait()
 		turns.Store(0)
@@ -85,9 +92,7 @@ func TestAPutRacingTheAlarmLeavesNoWakeBehind(t *testing.T) {
 func TestAPutDuringANudgeTurnLeavesNoWakeBehind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var turns atomic.Int32
-		clock := &hookedClock{steppedClock: steppedClock{now: time.Unix(0, 0)}}
-		q := New(Config[int]{Clock: clock, StopWhen: countTurns(&turns)})
-		defer q.ShutDown()
+		q, clock := newCounted[int](t, &turns)
 		for i := range readySize + 8 {
 			q.Add(i)
 		}
@@ -108,9 +113,7 @@ func TestAPutDuringANudgeTurnLeavesNoWakeBehind(t *testing.T) {
 func TestATakeDuringARefillThatFitsDoesNotNudge(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var turns atomic.Int32
-		clock := &hookedClock{steppedClock: steppedClock{now: time.Unix(0, 0)}}
-		q := New(Config[string]{Clock: clock, StopWhen: countTurns(&turns)})
-		defer q.ShutDown()
+		q, clock := newCounted[string](t, &turns)
 		q.Add("x")
 		synctest.Wait() // x is in ready
 		turns.Store(0)
