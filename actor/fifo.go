@@ -24,6 +24,7 @@ type fifo[T comparable] struct {
 	wanted    int            // getters waiting for an item, when not reading ahead
 	delayed   int            // the delay heap's size the metrics last heard of
 	owedTo    map[T]any      // panics of the metrics as items started, owed to their getters
+	lookahead []T            // room for the items prefetch reads ahead for
 }
 
 func (m *fifo[T]) exec(c *command[T]) {
@@ -103,6 +104,23 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 	}
 	m.noteDelayed()
 	return r, parked
+}
+
+// prefetch reads ahead the slots of the items that commands add, in the state's set of waiting
+// items, once a producer running ahead of the workers has filled it beyond the cache.
+func (m *fifo[T]) prefetch(commands []command[T]) {
+	if !m.state.Outgrown() {
+		return
+	}
+	items := m.lookahead[:0]
+	for i := range commands {
+		if commands[i].op == opAdd {
+			items = append(items, commands[i].item)
+		}
+	}
+	m.state.Prefetch(items)
+	clear(items) // hold no item past its processing
+	m.lookahead = items
 }
 
 // add marks item as needing processing, unless the queue is shutting down.
@@ -271,16 +289,19 @@ func (m *fifo[T]) refill() {
 	if m.readAhead && m.state.Len()-m.state.Reservations() > cap(m.ready)-len(m.ready) {
 		setIfChanged(m.more, true)
 	}
+	reserved := 0
 	for !m.shuttingDown && len(m.ready) < cap(m.ready) && (m.readAhead || m.wanted > 0) {
 		h, ok := m.reserve()
 		if !ok {
 			break
 		}
 		m.ready <- h
+		reserved++
 		if !m.readAhead {
 			m.wanted--
 		}
 	}
+	m.state.PrefetchReserved(reserved) // for their takes
 	if m.readAhead {
 		setIfChanged(m.more, !m.shuttingDown && m.state.Len() > m.state.Reservations())
 	}

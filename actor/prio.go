@@ -155,6 +155,10 @@ func (m *prio[T]) giveBack(item T, priority int) {
 	}
 }
 
+// prefetch reads nothing ahead: a priority queue keeps its items in structures of its own, which
+// no measured workload has grown beyond the cache.
+func (m *prio[T]) prefetch([]command[T]) {}
+
 func (m *prio[T]) wake() { m.wakeFor(m.nextDue()) }
 
 // resting returns the length with no takes to allow for: a getter's item is in processing as

@@ -28,6 +28,9 @@ type rules[T comparable] interface {
 	exec(c *command[T])
 	// fail answers c with the panic p that exec raised.
 	fail(c *command[T], p any)
+	// prefetch reads ahead the memory that applying commands will touch, before they are
+	// applied.
+	prefetch(commands []command[T])
 	// wake does the work that time brings, at the end of a turn.
 	wake()
 	// refill hands items to waiting getters, at the end of a turn.

@@ -60,6 +60,7 @@ func (q *Queue[T]) turn(a, ticks *alarm) {
 // apply applies a chain of commands taken from the mailbox, in order, and recycles it.
 func (q *Queue[T]) apply(chain *segment[T]) {
 	for s := chain; s != nil; s = s.next {
+		q.m.prefetch(s.commands)
 		q.execAll(s.commands)
 	}
 	q.mailbox.recycle(chain)

@@ -12,13 +12,8 @@ import (
 func BenchmarkBacklog(b *testing.B) {
 	for _, backlog := range []int{1 << 10, 1 << 20} {
 		b.Run(fmt.Sprint(backlog), func(b *testing.B) {
-			s := New[int](nil)
+			s, next := backlogOf(backlog)
 			var now time.Time
-			next := 0
-			for range backlog {
-				s.Add(next)
-				next++
-			}
 			b.ResetTimer()
 			for range b.N {
 				s.Add(next)
@@ -28,5 +23,53 @@ func BenchmarkBacklog(b *testing.B) {
 				s.Done(item)
 			}
 		})
+	}
+}
+
+// backlogOf returns a machine holding the items 0 to n-1, and n, the next item to add.
+func backlogOf(n int) (s *State[int], next int) {
+	s = New[int](nil)
+	for next = range n {
+		s.Add(next)
+	}
+	return s, n
+}
+
+// BenchmarkBacklogBatches is BenchmarkBacklog in batches of 64 operations, as the owner applies
+// the commands of a busy turn, with and without reading ahead (State.Prefetch before the adds,
+// State.PrefetchReserved before the takes). A b.N of one batch counts 64 operations.
+func BenchmarkBacklogBatches(b *testing.B) {
+	const batch = 64
+	for _, backlog := range []int{1 << 10, 1 << 20} {
+		for _, ahead := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%d/prefetch=%v", backlog, ahead), func(b *testing.B) {
+				s, next := backlogOf(backlog)
+				var now time.Time
+				adds := make([]int, batch)
+				b.ResetTimer()
+				for range b.N {
+					if ahead {
+						for i := range adds {
+							adds[i] = next + i
+						}
+						s.Prefetch(adds)
+					}
+					for range batch {
+						s.Add(next)
+						next++
+					}
+					var last uint64
+					for range batch {
+						_, last, _ = s.Reserve(now)
+					}
+					if ahead {
+						s.PrefetchReserved(batch)
+					}
+					for item, ok := s.TakeNext(last); ok; item, ok = s.TakeNext(last) {
+						s.Done(item)
+					}
+				}
+			})
+		}
 	}
 }

@@ -51,6 +51,7 @@ type State[T comparable] struct {
 	reserved   FIFO[reservation[T]]   // reserved items, oldest reservation first
 	nextSeq    uint64                 // the reservation number Reserve will give next; the first is 1
 	readded    map[T]struct{}         // reserved items of a custom storage added again since
+	lookahead  []T                    // room for the items PrefetchReserved reads ahead for
 }
 
 // reservation is a reserved item and the instant it was reserved.
@@ -123,6 +124,30 @@ func (s *State[T]) Add(item T) bool {
 	s.storage.Push(item)
 	s.waiting.Put(item, struct{}{})
 	return true
+}
+
+// Outgrown reports whether the waiting items have outgrown the cache, so that reading ahead
+// with [State.Prefetch] and [State.PrefetchReserved] pays.
+func (s *State[T]) Outgrown() bool { return s.waiting.Outgrown() }
+
+// Prefetch reads ahead the memory that adding items will touch, once the waiting items have
+// outgrown the cache (see [table.Map.Prefetch]): call it with the items of a run of adds
+// before making them.
+func (s *State[T]) Prefetch(items []T) { s.waiting.Prefetch(items) }
+
+// PrefetchReserved reads ahead the memory that taking the latest n reservations will touch,
+// once the waiting items have outgrown the cache: call it after a run of n reservations.
+func (s *State[T]) PrefetchReserved(n int) {
+	if !s.Outgrown() {
+		return
+	}
+	items := s.lookahead[:0]
+	for i := max(s.reserved.Len()-n, 0); i < s.reserved.Len(); i++ {
+		items = append(items, s.reserved.At(i).item)
+	}
+	s.waiting.Prefetch(items)
+	clear(items) // hold no item past its processing
+	s.lookahead = items
 }
 
 // Pending reports whether item is waiting, or being processed and due to wait again: whether

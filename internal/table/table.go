@@ -24,6 +24,7 @@ type Map[K comparable, V any] struct {
 	seed  maphash.Seed
 	slots []slot[K, V] // len is zero or a power of two
 	n     int          // used slots
+	read  int          // what the last Prefetch read, kept so that its reads are not dropped
 }
 
 type slot[K comparable, V any] struct {
@@ -81,6 +82,46 @@ func (m *Map[K, V]) Ref(key K) (val *V, found bool) {
 	m.slots[i] = slot[K, V]{key: key, hash: h, used: true}
 	m.n++
 	return &m.slots[i].val, false
+}
+
+// prefetchFrom is the size, in slots, from which a table has outgrown the cache: at 16 bytes a
+// slot (an int key), a megabyte, as large as the L2 cache of many cores.
+const prefetchFrom = 1 << 16
+
+// prefetchBatch is how many keys Prefetch hashes before it reads their slots.
+const prefetchBatch = 64
+
+// Outgrown reports whether the table is large enough for its lookups to miss the cache, which
+// is when [Map.Prefetch] pays.
+func (m *Map[K, V]) Outgrown() bool { return len(m.slots) >= prefetchFrom }
+
+// Prefetch reads the slot where a lookup of each key starts, so that the lookups of those keys
+// that follow soon find it in cache. In a table that has outgrown the cache, each lookup waits
+// for memory; Prefetch's reads do not depend on one another, so the processor overlaps those
+// waits. It hashes a batch of keys before it reads their slots, so that nothing but the reads
+// stands between them. A table that has not outgrown the cache is not read: it would only hash
+// each key twice. A key that cannot be hashed ends the prefetch quietly; its lookup panics.
+func (m *Map[K, V]) Prefetch(keys []K) {
+	if !m.Outgrown() {
+		return
+	}
+	defer func() { _ = recover() }()
+	mask := len(m.slots) - 1
+	var hashes [prefetchBatch]uint32
+	used := 0
+	for len(keys) > 0 {
+		batch := hashes[:min(len(keys), len(hashes))]
+		for i := range batch {
+			batch[i] = m.hash(keys[i])
+		}
+		for _, h := range batch {
+			if m.slots[int(h)&mask].used {
+				used++
+			}
+		}
+		keys = keys[len(batch):]
+	}
+	m.read = used
 }
 
 // Delete removes key, and reports whether it was present.

@@ -172,6 +172,42 @@ func TestMapPanicsLikeABuiltinMap(t *testing.T) {
 	}
 }
 
+// TestMapPrefetchReadsOnlyLargeTables: Prefetch reads the home slot of every key once the table
+// has outgrown the cache, where a present key's home slot is always used, and reads nothing in
+// a smaller table. It changes no entry, and a key that cannot be hashed ends it quietly.
+func TestMapPrefetchReadsOnlyLargeTables(t *testing.T) {
+	var m Map[any, int]
+	keys := func(from, to int) []any {
+		var keys []any
+		for k := from; k < to; k++ {
+			keys = append(keys, k)
+		}
+		return keys
+	}
+	m.Put(0, 0)
+	m.Prefetch(keys(0, 1))
+	if m.read != 0 {
+		t.Errorf("Prefetch read %d used slots of a table of %d slots, want none", m.read, len(m.slots))
+	}
+	for k := range prefetchFrom {
+		m.Put(k, -k)
+	}
+	const present = 1000 // more than one batch of hashes
+	m.Prefetch(keys(0, present))
+	if m.read != present {
+		t.Errorf("Prefetch of %d present keys read %d used slots, want one each", present, m.read)
+	}
+	m.Prefetch([]any{1, []int{1}, 2})
+	if m.Len() != prefetchFrom {
+		t.Fatalf("Len = %d after Prefetch, want %d", m.Len(), prefetchFrom)
+	}
+	for k := range prefetchFrom {
+		if v, ok := m.Get(k); !ok || v != -k {
+			t.Fatalf("Get(%d) = %d, %v after Prefetch, want %d, true", k, v, ok, -k)
+		}
+	}
+}
+
 func BenchmarkChurn(b *testing.B) {
 	const live = 100000
 	b.Run("table", func(b *testing.B) {
