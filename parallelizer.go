@@ -24,7 +24,8 @@ func WithChunkSize(c int) func(*options) {
 
 // ParallelizeUntil calls doWorkPiece for every piece from 0 to pieces-1 on up to workers
 // goroutines and returns when all are done, or early, skipping the pieces not yet started, when
-// ctx is done. A panic in doWorkPiece is raised in the caller's goroutine.
+// ctx is done. A panic in doWorkPiece stops the pieces not yet started and is raised in the
+// caller's goroutine once the pieces under way have returned.
 //
 // Zero workers or zero pieces run nothing. Negative counts panic, with a message that starts
 // with "workqueue: ParallelizeUntil:", where client-go's ParallelizeUntil panics and only

@@ -18,7 +18,8 @@ import (
 // Then negative workers panic unless pieces is 0.
 //
 // A panic in doWorkPiece stops the remaining pieces and is raised again in the caller's
-// goroutine once every worker has returned, instead of crashing the process as client-go does.
+// goroutine once every worker has returned (so a piece under way that never returns keeps the
+// call waiting), instead of crashing the process as client-go does by default.
 func ParallelizeUntil(ctx context.Context, workers, pieces int, doWorkPiece func(piece int), chunkSize int) {
 	if pieces == 0 {
 		return

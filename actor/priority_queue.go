@@ -47,7 +47,9 @@ func NewPriority[T comparable](c clock.Clock, m metrics.Config) *PriorityQueue[T
 // is added, as a FIFO queue asks it (see Limiter): if it panics, the panic is the caller's, and
 // no item is added. Once it has been asked, the items are added even if a shutdown began
 // meanwhile, as in controller-runtime, where an add asks the limiter only after its last look
-// at the shutdown.
+// at the shutdown. There it asks under the lock that Len takes, so a Len called once ShutDown
+// has returned waits for the add; here Len may answer before the items are added, and count
+// them after.
 func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	for _, item := range items {
 		q.check("AddWithOpts", item)
