@@ -19,24 +19,34 @@ type Bucket[T comparable] struct {
 func (r *Bucket[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now()) }
 
 // WhenAt spends a token at the instant now and returns how long after now it is available.
-func (r *Bucket[T]) WhenAt(_ T, now time.Time) time.Duration {
+func (r *Bucket[T]) WhenAt(item T, now time.Time) time.Duration { return r.whenAt(item, now) }
+
+func (r *Bucket[T]) whenAt(_ T, now time.Time) time.Duration {
 	return r.Limiter.ReserveN(now, 1).DelayFrom(now)
 }
 
 // NumRequeues returns 0: a bucket does not count failures.
 func (r *Bucket[T]) NumRequeues(T) int { return 0 }
 
+func (r *Bucket[T]) numRequeues(T) int { return 0 }
+
 // Forget does nothing: a bucket does not track items.
 func (r *Bucket[T]) Forget(T) {}
+
+func (r *Bucket[T]) forget(T) {}
+
+// adopt has nothing to adopt: the rate.Limiter guards itself.
+func (r *Bucket[T]) adopt(Owner) bool { return true }
 
 func (r *Bucket[T]) safe() bool { return r != nil && r.Limiter != nil }
 
 // ItemBucket gives every item a token bucket of its own, refilled at the same rate: one item
 // retried in a loop is slowed down without slowing down the others. It comes from client-go's
 // original design (ItemBucketRateLimiter). Create it with [NewItemBucket]; it keeps each item's
-// bucket until [ItemBucket.Forget]. Not safe for concurrent use (see the package
-// documentation).
+// bucket until [ItemBucket.Forget]. Its methods are safe for simultaneous use by multiple
+// goroutines (see the package documentation).
 type ItemBucket[T comparable] struct {
+	guard
 	limit   rate.Limit
 	burst   int
 	buckets map[T]*rate.Limiter
@@ -56,7 +66,12 @@ func (r *ItemBucket[T]) When(item T) time.Duration { return r.WhenAt(item, time.
 
 // WhenAt spends a token from item's bucket at the instant now and returns how long after now
 // it is available. An item's first retry finds a full bucket.
-func (r *ItemBucket[T]) WhenAt(item T, now time.Time) time.Duration {
+func (r *ItemBucket[T]) WhenAt(item T, now time.Time) (wait time.Duration) {
+	r.run(func() { wait = r.whenAt(item, now) })
+	return wait
+}
+
+func (r *ItemBucket[T]) whenAt(item T, now time.Time) time.Duration {
 	b, ok := r.buckets[item]
 	if !ok {
 		b = rate.NewLimiter(r.limit, r.burst)
@@ -68,7 +83,13 @@ func (r *ItemBucket[T]) WhenAt(item T, now time.Time) time.Duration {
 // NumRequeues returns 0: buckets do not count failures.
 func (r *ItemBucket[T]) NumRequeues(T) int { return 0 }
 
+func (r *ItemBucket[T]) numRequeues(T) int { return 0 }
+
 // Forget drops item's bucket: its next retry finds a full one.
-func (r *ItemBucket[T]) Forget(item T) { delete(r.buckets, item) }
+func (r *ItemBucket[T]) Forget(item T) { r.run(func() { r.forget(item) }) }
+
+func (r *ItemBucket[T]) forget(item T) { delete(r.buckets, item) }
+
+func (r *ItemBucket[T]) adopt(o Owner) bool { return r.guard.adopt(o) }
 
 func (r *ItemBucket[T]) safe() bool { return r != nil }

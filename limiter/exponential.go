@@ -10,8 +10,8 @@ import (
 
 // Exponential waits baseDelay·2ⁿ before the (n+1)th retry of an item, never longer than
 // maxDelay: client-go's ItemExponentialFailureRateLimiter, with memory that stays bounded when
-// Forget is never called. Create it with [NewExponential]. Not safe for concurrent use (see
-// the package documentation).
+// Forget is never called. Create it with [NewExponential]. Its methods are safe for
+// simultaneous use by multiple goroutines (see the package documentation).
 //
 // By default it remembers an item's failures until [Exponential.Forget], or until the item has
 // not failed for maxDelay plus one hour (see [ForgetAfter]); client-go's remembers them until
@@ -22,6 +22,7 @@ import (
 // client-go constructors build it so), [MaxTracked] adds a cap, and [JitterFactor] spreads the
 // waits.
 type Exponential[T comparable] struct {
+	guard
 	failures  failures[T]
 	baseDelay time.Duration
 	maxDelay  time.Duration
@@ -44,7 +45,12 @@ func (r *Exponential[T]) When(item T) time.Duration { return r.WhenAt(item, time
 // WhenAt records a failure of item at the instant now and returns baseDelay·2ⁿ, where n counts
 // the earlier failures it remembers, capped at maxDelay, then jittered if so configured. The
 // result is never negative, however many failures there were.
-func (r *Exponential[T]) WhenAt(item T, now time.Time) time.Duration {
+func (r *Exponential[T]) WhenAt(item T, now time.Time) (wait time.Duration) {
+	r.run(func() { wait = r.whenAt(item, now) })
+	return wait
+}
+
+func (r *Exponential[T]) whenAt(item T, now time.Time) time.Duration {
 	n := max(r.memory().add(item, now)-1, 0) // a NaN counts 0: client-go waits baseDelay for it
 	return r.jitter.apply(exponential(r.baseDelay, r.maxDelay, n))
 }
@@ -67,14 +73,24 @@ func exponential(base, max time.Duration, n int) time.Duration {
 }
 
 // NumRequeues returns the number of failures remembered for item.
-func (r *Exponential[T]) NumRequeues(item T) int { return r.memory().count(item) }
+func (r *Exponential[T]) NumRequeues(item T) (n int) {
+	r.run(func() { n = r.numRequeues(item) })
+	return n
+}
+
+func (r *Exponential[T]) numRequeues(item T) int { return r.memory().count(item) }
 
 // Forget clears the failures of item.
-func (r *Exponential[T]) Forget(item T) { r.memory().forget(item) }
+func (r *Exponential[T]) Forget(item T) { r.run(func() { r.forget(item) }) }
+
+func (r *Exponential[T]) forget(item T) { r.memory().forget(item) }
 
 // Tracked returns how many items the limiter remembers failures of: the entries its memory
 // holds.
-func (r *Exponential[T]) Tracked() int { return r.memory().len() }
+func (r *Exponential[T]) Tracked() (n int) {
+	r.run(func() { n = r.memory().len() })
+	return n
+}
 
 // memory returns the failures r remembers: none for the zero value, which cannot record any.
 func (r *Exponential[T]) memory() failures[T] {
@@ -83,5 +99,7 @@ func (r *Exponential[T]) memory() failures[T] {
 	}
 	return r.failures
 }
+
+func (r *Exponential[T]) adopt(o Owner) bool { return r.guard.adopt(o) }
 
 func (r *Exponential[T]) safe() bool { return r != nil && r.failures != nil && !r.jitter.own() }

@@ -7,8 +7,8 @@ import (
 
 // FastSlow waits fastDelay for the first maxFastAttempts failures of an item and slowDelay
 // after that: client-go's ItemFastSlowRateLimiter, with memory that stays bounded when Forget
-// is never called. Create it with [NewFastSlow]. Not safe for concurrent use (see the package
-// documentation).
+// is never called. Create it with [NewFastSlow]. Its methods are safe for simultaneous use by
+// multiple goroutines (see the package documentation).
 //
 // By default it remembers an item's failures until [FastSlow.Forget], or until the item has not
 // failed for the longer of its two delays plus one hour (see [ForgetAfter]); client-go's
@@ -19,6 +19,7 @@ import (
 // client-go constructors build it so), [MaxTracked] adds a cap, and [JitterFactor] spreads the
 // waits.
 type FastSlow[T comparable] struct {
+	guard
 	failures        failures[T]
 	fastDelay       time.Duration
 	slowDelay       time.Duration
@@ -47,7 +48,12 @@ func (r *FastSlow[T]) When(item T) time.Duration { return r.WhenAt(item, time.No
 
 // WhenAt records a failure of item at the instant now and returns fastDelay while it has
 // failed at most maxFastAttempts times, slowDelay afterwards, jittered if so configured.
-func (r *FastSlow[T]) WhenAt(item T, now time.Time) time.Duration {
+func (r *FastSlow[T]) WhenAt(item T, now time.Time) (wait time.Duration) {
+	r.run(func() { wait = r.whenAt(item, now) })
+	return wait
+}
+
+func (r *FastSlow[T]) whenAt(item T, now time.Time) time.Duration {
 	wait := r.slowDelay
 	if r.memory().add(item, now) <= r.maxFastAttempts {
 		wait = r.fastDelay
@@ -56,14 +62,24 @@ func (r *FastSlow[T]) WhenAt(item T, now time.Time) time.Duration {
 }
 
 // NumRequeues returns the number of failures remembered for item.
-func (r *FastSlow[T]) NumRequeues(item T) int { return r.memory().count(item) }
+func (r *FastSlow[T]) NumRequeues(item T) (n int) {
+	r.run(func() { n = r.numRequeues(item) })
+	return n
+}
+
+func (r *FastSlow[T]) numRequeues(item T) int { return r.memory().count(item) }
 
 // Forget clears the failures of item.
-func (r *FastSlow[T]) Forget(item T) { r.memory().forget(item) }
+func (r *FastSlow[T]) Forget(item T) { r.run(func() { r.forget(item) }) }
+
+func (r *FastSlow[T]) forget(item T) { r.memory().forget(item) }
 
 // Tracked returns how many items the limiter remembers failures of: the entries its memory
 // holds.
-func (r *FastSlow[T]) Tracked() int { return r.memory().len() }
+func (r *FastSlow[T]) Tracked() (n int) {
+	r.run(func() { n = r.memory().len() })
+	return n
+}
 
 // memory returns the failures r remembers: none for the zero value, which cannot record any.
 func (r *FastSlow[T]) memory() failures[T] {
@@ -72,5 +88,7 @@ func (r *FastSlow[T]) memory() failures[T] {
 	}
 	return r.failures
 }
+
+func (r *FastSlow[T]) adopt(o Owner) bool { return r.guard.adopt(o) }
 
 func (r *FastSlow[T]) safe() bool { return r != nil && r.failures != nil && !r.jitter.own() }

@@ -3,10 +3,16 @@
 //
 // # Ownership
 //
-// The limiters here hold no locks. A queue calls its limiter only from the queue's owner
-// goroutine, so one queue needs none. Give each queue its own limiter, and do not call a
-// limiter yourself while a queue uses it; used alone, a limiter may be called from one
-// goroutine at a time. (client-go's limiters lock on every call; these need not.)
+// The limiters here are safe for simultaneous use by multiple goroutines, as client-go's are,
+// but a queue calls its own without locks. A queue adopts its limiter (see [Adopt]): from then
+// on, the state of the limiter lives in the queue's owner goroutine, which calls it directly,
+// and a call made anywhere else, by your code or by another queue sharing the limiter, is
+// handed to that goroutine and waits for it. A limiter no queue has adopted takes a lock for
+// each call. So sharing a limiter, or calling one yourself, is correct anywhere, and costs a
+// round trip to the owner; a queue with a limiter of its own pays for neither.
+//
+// A limiter adopted by a queue must not be called from that queue's owner goroutine other than
+// by the queue: from its metrics or its custom storage, the call would wait for itself.
 //
 // # Time
 //

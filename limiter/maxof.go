@@ -51,6 +51,41 @@ func (r *MaxOf[T]) Forget(item T) {
 	}
 }
 
+// whenAt, numRequeues and forget are WhenAt, NumRequeues and Forget on the parts' cores: for a
+// safe MaxOf only, whose parts are all of this package.
+
+func (r *MaxOf[T]) whenAt(item T, now time.Time) time.Duration {
+	var longest time.Duration
+	for _, l := range r.limiters {
+		longest = max(longest, l.(core[T]).whenAt(item, now))
+	}
+	return longest
+}
+
+func (r *MaxOf[T]) numRequeues(item T) int {
+	most := 0
+	for _, l := range r.limiters {
+		most = max(most, l.(core[T]).numRequeues(item))
+	}
+	return most
+}
+
+func (r *MaxOf[T]) forget(item T) {
+	for _, l := range r.limiters {
+		l.(core[T]).forget(item)
+	}
+}
+
+// adopt adopts every part, in order, up to the first that another owner holds.
+func (r *MaxOf[T]) adopt(o Owner) bool {
+	for _, l := range r.limiters {
+		if !l.(core[T]).adopt(o) {
+			return false
+		}
+	}
+	return true
+}
+
 func (r *MaxOf[T]) safe() bool {
 	if r == nil {
 		return false

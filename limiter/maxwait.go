@@ -38,4 +38,17 @@ func (w MaxWait[T]) NumRequeues(item T) int { return w.limiter.NumRequeues(item)
 // Forget makes the wrapped limiter forget item.
 func (w MaxWait[T]) Forget(item T) { w.limiter.Forget(item) }
 
+// whenAt, numRequeues and forget are WhenAt, NumRequeues and Forget on the wrapped limiter's
+// core: for a safe MaxWait only, whose limiter is of this package.
+
+func (w MaxWait[T]) whenAt(item T, now time.Time) time.Duration {
+	return min(w.limiter.(core[T]).whenAt(item, now), w.maxDelay)
+}
+
+func (w MaxWait[T]) numRequeues(item T) int { return w.limiter.(core[T]).numRequeues(item) }
+
+func (w MaxWait[T]) forget(item T) { w.limiter.(core[T]).forget(item) }
+
+func (w MaxWait[T]) adopt(o Owner) bool { return w.limiter.(core[T]).adopt(o) }
+
 func (w MaxWait[T]) safe() bool { return Safe(w.limiter) }

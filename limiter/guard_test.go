@@ -1,0 +1,110 @@
+package limiter
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+)
+
+// counters builds, fresh for each use, every limiter of this package that counts failures,
+// alone and inside each combinator.
+var counters = map[string]func() RateLimiter[int]{
+	"Exponential": func() RateLimiter[int] { return NewExponential[int](time.Millisecond, time.Second) },
+	"FastSlow":    func() RateLimiter[int] { return NewFastSlow[int](time.Millisecond, time.Second, 3) },
+	"MaxOf": func() RateLimiter[int] {
+		return NewMaxOf[int](NewExponential[int](time.Millisecond, time.Second), NewItemBucket[int](1, 1),
+			&Bucket[int]{Limiter: rate.NewLimiter(rate.Inf, 1)})
+	},
+	"MaxWait": func() RateLimiter[int] { return NewMaxWait[int](NewFastSlow[int](0, time.Second, 1), time.Hour) },
+}
+
+// TestLimitersAreSafeForConcurrentUse: goroutines that share a limiter no queue has adopted, as
+// client-go's may be shared, lose no failure; -race checks that they do not race.
+func TestLimitersAreSafeForConcurrentUse(t *testing.T) {
+	const goroutines, failures = 4, 200
+	for name, build := range counters {
+		t.Run(name, func(t *testing.T) {
+			l := build()
+			var wg sync.WaitGroup
+			for g := range goroutines {
+				wg.Go(func() {
+					for i := range failures {
+						l.When(i % 10)
+						l.NumRequeues(i % 10)
+						l.Forget(10 + g) // an item of its own: the others keep their counts
+					}
+				})
+			}
+			wg.Wait()
+			for item := range 10 {
+				assert.Equal(t, goroutines*failures/10, l.NumRequeues(item), "failures of %d", item)
+			}
+		})
+	}
+}
+
+// owner runs the functions handed to it one at a time, and counts them.
+type owner struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (o *owner) Do(f func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.calls++
+	f()
+}
+
+// TestAnAdoptedLimiterRunsOtherCallsThroughItsOwner: once adopted, a limiter is called without
+// its owner by the owner, through Adopted, and through the owner's Do by everyone else; both
+// see the same state.
+func TestAnAdoptedLimiterRunsOtherCallsThroughItsOwner(t *testing.T) {
+	for name, build := range counters {
+		t.Run(name, func(t *testing.T) {
+			l, o := build(), &owner{}
+			a, ok := Adopt(l, o)
+			require.True(t, ok)
+			now := time.Now()
+			a.WhenAt(1, now)
+			a.WhenAt(1, now)
+			assert.Zero(t, o.calls, "the owner's own calls")
+			assert.Equal(t, 2, l.NumRequeues(1), "failures the owner recorded, read elsewhere")
+			l.When(1)
+			l.Forget(2)
+			assert.Equal(t, 3, a.NumRequeues(1), "a failure recorded elsewhere, read by the owner")
+			assert.Positive(t, o.calls, "calls made elsewhere run through the owner")
+		})
+	}
+}
+
+// TestAdoptionIsExclusive: a limiter has one owner at most. Another owner's Adopt fails, so
+// that it calls the limiter as anyone else does; the first owner may adopt it again. A limiter
+// with a random source of its own is never adopted: it is not safe (see Safe).
+func TestAdoptionIsExclusive(t *testing.T) {
+	first, second := &owner{}, &owner{}
+	shared := NewExponential[int](time.Millisecond, time.Second)
+	_, ok := Adopt[int](shared, first)
+	require.True(t, ok)
+	_, ok = Adopt[int](shared, second)
+	assert.False(t, ok, "adopted by another owner")
+	_, ok = Adopt[int](NewMaxOf[int](NewItemBucket[int](1, 1), shared), second)
+	assert.False(t, ok, "a part adopted by another owner")
+	_, ok = Adopt[int](shared, first)
+	assert.True(t, ok, "adopted again by its owner")
+
+	shared.When(1)
+	assert.Equal(t, 1, first.calls, "calls run through the first owner")
+	assert.Zero(t, second.calls)
+
+	own := NewExponential[int](time.Millisecond, time.Second, JitterFactor(0.5), RandomSource(rand.NewPCG(1, 2)))
+	_, ok = Adopt[int](own, first)
+	assert.False(t, ok, "a limiter with a random source of its own")
+	own.When(1)
+	assert.Equal(t, 1, first.calls, "a limiter not adopted takes its lock instead")
+}
