@@ -29,9 +29,10 @@
 //     goroutine in every method that takes an item, with a runtime.Error (as client-go's map
 //     panics with) whose message names the method. client-go panics in Add, but in AddAfter it
 //     crashes the process from its own goroutine.
-//   - The rate limiters of this package hold no locks: a queue calls them from its own
-//     goroutine only. Give each queue its own limiter (see package limiter). A limiter of
-//     your own is called in the caller's goroutine, as in client-go, one call at a time.
+//   - A queue adopts a rate limiter of this package and calls it from its own goroutine,
+//     without locks. A call made to that limiter elsewhere, by your code or by a second queue
+//     sharing it, runs in the adopting queue's goroutine (see package limiter). A limiter of
+//     your own is called in the caller's goroutine, as in client-go.
 //   - The bucket limiters read the queue's clock, so a fake clock governs them too.
 //   - Invalid constructor arguments (a nil rate limiter, negative delays) panic at once with a
 //     message that starts with "workqueue:".

@@ -71,10 +71,9 @@ func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *Ty
 	if rl == nil {
 		rl = NewTypedItemExponentialFailureRateLimiter[T](5*time.Millisecond, 1000*time.Second)
 	}
-	return &TypedPriorityQueue[T]{
-		q:       actor.NewPriority[T](config.Clock, metrics.Config{Name: config.Name, Provider: config.MetricsProvider}),
-		limiter: actor.NewLimiter("NewTypedPriorityQueue", rl),
-	}
+	limiter := actor.NewLimiter("NewTypedPriorityQueue", rl) // before the queue starts
+	q := actor.NewPriority[T](config.Clock, metrics.Config{Name: config.Name, Provider: config.MetricsProvider})
+	return &TypedPriorityQueue[T]{q: q, limiter: q.Adopt(limiter, nil)}
 }
 
 // Add adds item, ready at once, at priority zero; an item already ready or waiting becomes

@@ -8,10 +8,10 @@ import (
 	"github.com/actorqueue/workqueue/limiter"
 )
 
-// TypedRateLimiter decides how long an item waits before it is retried. A queue calls a rate
-// limiter of this package from its own goroutine only; they hold no locks, so give each queue
-// its own (see package limiter). A limiter of your own is called in the caller's goroutine, as
-// in client-go, one call at a time.
+// TypedRateLimiter decides how long an item waits before it is retried. The limiters of this
+// package are safe for simultaneous use, as client-go's are; the queue that adopts one calls it
+// from its own goroutine without locks, and runs there the calls made to it elsewhere (see
+// package limiter). A limiter of your own is called in the caller's goroutine, as in client-go.
 type TypedRateLimiter[T comparable] = limiter.RateLimiter[T]
 
 // RateLimiter is TypedRateLimiter[any].

@@ -82,7 +82,7 @@ func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimi
 	default:
 		return actor.NewRetrier[T](config.DelayingQueue, limiter)
 	}
-	return &rateLimitingQueue[T]{delayingQueue: dq, limiter: limiter.WithRetries(dq.retries)}
+	return &rateLimitingQueue[T]{delayingQueue: dq, limiter: dq.q.Adopt(limiter, dq.retries)}
 }
 
 // NewRateLimitingQueue returns a new, unnamed rate-limiting queue of any.

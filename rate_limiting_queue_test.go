@@ -198,3 +198,39 @@ func ExampleTypedDelayingInterface() {
 	// sooner
 	// later
 }
+
+// TestALimiterSharedByTwoQueuesAndAWorker: as with client-go, one limiter may serve two queues
+// and a worker that asks it directly, all at once, and again once the queues have shut down.
+// The first queue adopts it; the second, and the worker, have their calls run by the first
+// queue's owner goroutine, or in their own once it has exited. No failure is lost, and -race
+// finds no race.
+func TestALimiterSharedByTwoQueuesAndAWorker(t *testing.T) {
+	const rounds = 100
+	rl := workqueue.NewTypedItemExponentialFailureRateLimiter[int](0, 0)
+	first := workqueue.NewTypedRateLimitingQueue[int](rl)
+	second := workqueue.NewTypedRateLimitingQueue[int](rl)
+	var wg sync.WaitGroup
+	for _, q := range []workqueue.TypedRateLimitingInterface[int]{first, second} {
+		wg.Go(func() {
+			for range rounds {
+				q.AddRateLimited(1)
+			}
+		})
+	}
+	wg.Go(func() {
+		for range rounds {
+			rl.When(1)
+		}
+	})
+	wg.Wait()
+	assert.Equal(t, 3*rounds, first.NumRequeues(1))
+	assert.Equal(t, 3*rounds, second.NumRequeues(1))
+	assert.Equal(t, 3*rounds, rl.NumRequeues(1))
+
+	first.ShutDown()
+	second.ShutDown()
+	rl.When(1)
+	assert.Equal(t, 3*rounds+1, second.NumRequeues(1), "after shutdown")
+	second.Forget(1)
+	assert.Zero(t, first.NumRequeues(1), "forgotten through the other queue")
+}

@@ -23,6 +23,7 @@ const (
 	opTrackDelayed             // a delaying queue wraps this one: record its delayed items
 	opGet                      // answers an item or shutdown (a FIFO queue: once shutting down)
 	opShutDown                 // drain, report; answers once shut down (and drained)
+	opDo                       // do: a call to a limiter the queue adopted, made elsewhere
 )
 
 // command is one request to the owner. A nil reply means nobody waits for the outcome. It holds
@@ -48,6 +49,8 @@ type details[T comparable] struct {
 	priority    int
 	rateLimited bool
 	delays      []time.Duration // each item's delay, when the caller asked its limiter (see delaysOf)
+
+	do func() // opDo
 }
 
 // extra returns c's details, or empty ones.

@@ -68,5 +68,12 @@
 // same. A Get that raises a panic hands out nothing: the item it was to return goes back to the
 // queue, so that no item is left in processing with nobody to call Done.
 //
+// # Rate limiters
+//
+// A rate limiter of package limiter is part of the queue's state: the queue adopts it when it
+// is built (Queue.Adopt), and its owner calls it without locks. A call made to it elsewhere,
+// by user code or by a second queue that shares it, reaches the owner as a command (Queue.Do),
+// applied in its place like any other, so the limiter's state has one writer.
+//
 // This package also holds ParallelizeUntil: it is the one place that starts goroutines.
 package actor

@@ -67,6 +67,8 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 		c.lim.forget(c.item)
 	case opNumRequeues:
 		r.n = c.lim.numRequeues(c.item)
+	case opDo:
+		c.more.do()
 	case opWant:
 		if !m.shuttingDown {
 			m.wanted++

@@ -90,15 +90,15 @@ func (d *Delayer[T]) ShutDownWithDrain() {
 
 // Retrier adds rate-limited retries to a delaying queue this package did not build. Having no
 // owner goroutine to call the limiter from, it calls it in the caller's goroutine, as client-go
-// does for every queue, one call at a time.
+// does for every queue.
 type Retrier[T comparable] struct {
 	DelayingInner[T]
 	limiter *Limiter[T]
 }
 
 // NewRetrier returns a [Retrier] that retries items of inner after the waits l decides. Every
-// call reaches l from a caller's goroutine, so even a limiter of package limiter is treated as
-// one that is not safe: each call takes the Limiter's lock.
+// call reaches l from a caller's goroutine, through its exported methods: a limiter of package
+// limiter then takes its own lock, or, adopted by a queue, runs the call in that queue's owner.
 func NewRetrier[T comparable](inner DelayingInner[T], l *Limiter[T]) *Retrier[T] {
 	return &Retrier[T]{DelayingInner: inner, limiter: &Limiter[T]{limiter: l.limiter}}
 }

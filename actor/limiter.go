@@ -1,7 +1,6 @@
 package actor
 
 import (
-	"sync"
 	"time"
 
 	"github.com/actorqueue/workqueue/limiter"
@@ -11,31 +10,44 @@ import (
 // Limiter is a rate limiter as a queue uses it, with the retries counter of the queue that asks
 // it.
 //
-// A limiter of package limiter is safe: it cannot panic, and the owner of the queue it is
-// passed to calls it from its own goroutine. Any other limiter runs foreign code, which may
-// block, panic or call back into the queue; every queue calls it in the caller's goroutine (a
-// FIFO queue as client-go does), so that none of that can stop the owner. Every call to a
-// limiter that is not safe is made under the Limiter's lock, wherever it is made: it may hold
-// limiters of package limiter, which are not safe for concurrent use.
+// A limiter of package limiter is safe: it cannot panic, and the queue it is passed to adopts
+// it (see Queue.Adopt), so that the queue's owner calls it directly from its own goroutine, and
+// calls made to it elsewhere are handed to that owner. Any other limiter runs foreign code,
+// which may block, panic or call back into the queue; every queue calls it in the caller's
+// goroutine (a FIFO queue as client-go does), so that none of that can stop the owner, and
+// callers may call it at the same time, as client-go's do. So does a queue whose limiter
+// another queue adopted first: the limiter hands such calls to that queue's owner.
 type Limiter[T comparable] struct {
 	limiter limiter.RateLimiter[T]
-	safe    bool
+	safe    bool                  // adopted: the owner calls it, through adopted
+	adopted limiter.Adopted[T]    // for the owner's calls, when safe
 	retries metrics.CounterMetric // counts an AddRateLimited before shutdown; nil for none
-	mu      sync.Mutex            // held for every call to a limiter that is not safe
 }
 
-// NewLimiter prepares l for use by a queue. It panics, naming caller, if l is nil.
+// NewLimiter prepares l for use by a queue, which adopts it with [Queue.Adopt]. It panics,
+// naming caller, if l is nil.
 func NewLimiter[T comparable](caller string, l limiter.RateLimiter[T]) *Limiter[T] {
 	if limiter.IsNil(l) {
 		panic("workqueue: " + caller + ": nil rate limiter")
 	}
-	return &Limiter[T]{limiter: l, safe: limiter.Safe(l)}
+	return &Limiter[T]{limiter: l}
 }
 
-// WithRetries returns a Limiter for the same limiter that counts retries on retries, when not
-// nil.
-func (l *Limiter[T]) WithRetries(retries metrics.CounterMetric) *Limiter[T] {
-	return &Limiter[T]{limiter: l.limiter, safe: l.safe, retries: retries}
+// Adopt returns the Limiter through which q asks l's limiter, counting retries on retries when
+// not nil. q adopts a limiter of package limiter that no other queue has adopted (see
+// limiter.Adopt), and its owner then asks it directly; it asks any other limiter in its
+// callers' goroutines. Adopt before q's owner first asks the limiter.
+func (q *Queue[T]) Adopt(l *Limiter[T], retries metrics.CounterMetric) *Limiter[T] {
+	a, ok := limiter.Adopt(l.limiter, q)
+	return &Limiter[T]{limiter: l.limiter, safe: ok, adopted: a, retries: retries}
+}
+
+// Do runs f in q's owner goroutine, between two commands, and waits for it, raising its panic:
+// the calls to a limiter q adopted made outside q (see limiter.Owner). Once q has shut down, f
+// runs in the caller, as any command then does. Calling Do from q's owner goroutine, from its
+// metrics or its storage, deadlocks.
+func (q *Queue[T]) Do(f func()) {
+	q.call(command[T]{op: opDo, more: &details[T]{do: f}})
 }
 
 // RateLimiter returns the limiter l was made from.
@@ -43,27 +55,25 @@ func (l *Limiter[T]) RateLimiter() limiter.RateLimiter[T] { return l.limiter }
 
 // whenAt asks the limiter how long item should wait, at the instant now.
 func (l *Limiter[T]) whenAt(item T, now time.Time) time.Duration {
-	if !l.safe {
-		l.mu.Lock()
-		defer l.mu.Unlock()
+	if l.safe {
+		return l.adopted.WhenAt(item, now)
 	}
 	return limiter.WhenAt(l.limiter, item, now)
 }
 
 // forget makes the limiter forget item's failures.
 func (l *Limiter[T]) forget(item T) {
-	if !l.safe {
-		l.mu.Lock()
-		defer l.mu.Unlock()
+	if l.safe {
+		l.adopted.Forget(item)
+		return
 	}
 	l.limiter.Forget(item)
 }
 
 // numRequeues returns the failures the limiter counts for item.
 func (l *Limiter[T]) numRequeues(item T) int {
-	if !l.safe {
-		l.mu.Lock()
-		defer l.mu.Unlock()
+	if l.safe {
+		return l.adopted.NumRequeues(item)
 	}
 	return l.limiter.NumRequeues(item)
 }

@@ -58,6 +58,8 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 		c.lim.forget(c.item)
 	case opNumRequeues:
 		r.n = c.lim.numRequeues(c.item)
+	case opDo:
+		c.more.do()
 	case opGet:
 		if m.shuttingDown {
 			return result[T]{shutdown: true}, false

@@ -15,7 +15,7 @@ import (
 // ahead of it and the item be queued after ShuttingDown said it would not be.
 func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 	q := newQueue(Config[string]{}) // the owner is not running: the test turns it by hand
-	noWait := NewLimiter("test", limiter.RateLimiter[string](limiter.NewExponential[string](0, 0)))
+	noWait := q.Adopt(NewLimiter("test", limiter.RateLimiter[string](limiter.NewExponential[string](0, 0))), nil)
 	assert.False(t, q.ShuttingDown())
 
 	q.mailbox.put(command[string]{op: opShutDown}) // ShutDown's command, without waiting for the answer
@@ -25,5 +25,5 @@ func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 	var a alarm
 	q.turn(&a, &alarm{})
 	assert.Equal(t, 0, q.m.(*fifo[string]).state.Len(), "b was added after the shutdown")
-	assert.Equal(t, 1, noWait.limiter.NumRequeues("b"), "the failure still counts")
+	assert.Equal(t, 1, noWait.numRequeues("b"), "the failure still counts")
 }

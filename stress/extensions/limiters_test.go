@@ -284,10 +284,11 @@ func (l *limiterRound) checkRemembered() {
 }
 
 // spy is the rate limiter of a watched round: it passes each call on to the limiter under test
-// and checks the answer against a model of the limiter's documentation. The queue calls it one
-// call at a time, so it holds no lock: were the queue to call it from two goroutines at once,
-// the race detector would say so.
+// and checks the answer against a model of the limiter's documentation. Being of another
+// package, it is called in the queue's callers' goroutines, several at a time, as client-go
+// calls every limiter; so it locks, to check each call against the model alone.
 type spy struct {
+	mu     sync.Mutex
 	inner  boundedLimiter
 	policy policy
 	memory memory
@@ -308,6 +309,8 @@ func (s *spy) When(item int) time.Duration { return s.WhenAt(item, time.Now()) }
 // WhenAt records a failure of item at now with the limiter and the model, and checks the
 // limiter's wait and memory.
 func (s *spy) WhenAt(item int, now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	earlier := s.model.fail(item, now)
 	got := s.inner.WhenAt(item, now)
 	w := s.policy.wait(earlier)
@@ -322,6 +325,8 @@ func (s *spy) WhenAt(item int, now time.Time) time.Duration {
 
 // Forget forgets item in the limiter and the model, and checks the limiter's memory.
 func (s *spy) Forget(item int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.inner.Forget(item)
 	s.model.forget(item)
 	s.check("Forget", item)
@@ -329,6 +334,13 @@ func (s *spy) Forget(item int) {
 
 // NumRequeues returns the limiter's count for item, after checking it.
 func (s *spy) NumRequeues(item int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.numRequeues(item)
+}
+
+// numRequeues is NumRequeues with s.mu held.
+func (s *spy) numRequeues(item int) int {
 	n := s.inner.NumRequeues(item)
 	if want := s.model.count(item); n != want {
 		s.found.add("[requeues] NumRequeues(%d) is %d, documented: %d", item, n, want)
@@ -347,7 +359,7 @@ func (s *spy) check(call string, item int) {
 	if m := s.memory.maxTracked; m > 0 && tracked > m {
 		s.found.add("[cap] after %s of key %d the limiter tracks %d items, above MaxTracked(%d)", call, item, tracked, m)
 	}
-	s.NumRequeues(item)
+	s.numRequeues(item)
 }
 
 // memoryModel is what the documentation says a bounded limiter remembers. Its time is the
