@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
+	clientgo "k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -226,6 +228,89 @@ func TestDepthBeyond25Priorities(t *testing.T) {
 	}
 }
 
+// TestEachQueueHas25Priorities: two queues of one name, one after the other as a controller
+// rebuilt in the same process makes them, use 20 priorities each. Each queue has its own
+// allowance of 25, as in controller-runtime, so no item is counted in the overflow series.
+func TestEachQueueHas25Priorities(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	provider := newProvider(t, reg)
+	for from := 0; from < 40; from += 20 {
+		q := controllerruntime.New(workqueue.TypedPriorityQueueConfig[int]{Name: "rebuilt", MetricsProvider: provider})
+		for p := from; p < from+20; p++ {
+			q.AddWithOpts(priorityqueue.AddOpts{Priority: priority(p)}, p)
+		}
+		q.ShutDown()
+	}
+	got := gather(t, reg, "rebuilt")
+	for p := range 40 {
+		if v := got[fmt.Sprintf("workqueue_depth{priority=%q}", fmt.Sprint(p))]; v != "1" {
+			t.Errorf("the depth of priority %d is %q, want 1", p, v)
+		}
+	}
+	if v, ok := got[`workqueue_depth{priority="exceeded_cardinality_limit"}`]; ok {
+		t.Errorf("the overflow series is %q, want none", v)
+	}
+}
+
+// TestNewRecordsInControllerRuntimesRegistryByDefault: a named queue made by New without a
+// provider records its metrics in controller-runtime's registry, as priorityqueue.New does.
+func TestNewRecordsInControllerRuntimesRegistryByDefault(t *testing.T) {
+	q := controllerruntime.New(workqueue.TypedPriorityQueueConfig[string]{Name: "by-default"})
+	defer q.ShutDown()
+	q.AddWithOpts(priorityqueue.AddOpts{Priority: priority(2)}, "a")
+	got := gather(t, crmetrics.Registry, "by-default")
+	if got[`workqueue_depth{priority="2"}`] != "1" || got["workqueue_adds_total"] != "1" {
+		t.Errorf("controller-runtime's registry has %v, want a depth of 1 at priority 2 and 1 add", got)
+	}
+}
+
+// clientGoProvider is a metrics provider written for client-go: it counts adds and keeps the
+// depth of every queue.
+type clientGoProvider struct{ adds, depth *prometheus.GaugeVec }
+
+func (p clientGoProvider) NewDepthMetric(name string) clientgo.GaugeMetric {
+	return p.depth.WithLabelValues(name)
+}
+func (p clientGoProvider) NewAddsMetric(name string) clientgo.CounterMetric {
+	return p.adds.WithLabelValues(name)
+}
+func (clientGoProvider) NewLatencyMetric(string) clientgo.HistogramMetric {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{Name: "latency"})
+}
+func (clientGoProvider) NewWorkDurationMetric(string) clientgo.HistogramMetric {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{Name: "work"})
+}
+func (clientGoProvider) NewUnfinishedWorkSecondsMetric(string) clientgo.SettableGaugeMetric {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: "unfinished"})
+}
+func (clientGoProvider) NewLongestRunningProcessorSecondsMetric(string) clientgo.SettableGaugeMetric {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: "longest"})
+}
+func (clientGoProvider) NewRetriesMetric(string) clientgo.CounterMetric {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: "retries"})
+}
+
+// TestFromClientGo: a provider written for client-go, adapted, records a queue's adds and depth.
+func TestFromClientGo(t *testing.T) {
+	p := clientGoProvider{
+		adds:  prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "adds"}, []string{"name"}),
+		depth: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "depth"}, []string{"name"}),
+	}
+	q := controllerruntime.New(workqueue.TypedPriorityQueueConfig[string]{Name: "adapted", MetricsProvider: controllerruntime.FromClientGo(p)})
+	defer q.ShutDown()
+	q.Add("a")
+	q.Add("b")
+	if adds, depth := testutil.ToFloat64(p.adds.WithLabelValues("adapted")), testutil.ToFloat64(p.depth.WithLabelValues("adapted")); adds != 2 || depth != 2 {
+		t.Errorf("adds %v, depth %v; want 2 and 2", adds, depth)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.HasPrefix(fmt.Sprint(r), "workqueue: ") {
+			t.Errorf("FromClientGo(nil) panicked with %v, want a workqueue: message", r)
+		}
+	}()
+	controllerruntime.FromClientGo(nil)
+}
+
 // TestNewProviderInARegistryOfItsOwn runs the same sequence on a queue whose provider is in a
 // new registry and on controller-runtime's queue: the provider must have registered the seven
 // families with controller-runtime's types, help texts and histogram buckets.
@@ -301,6 +386,9 @@ func TestNewProviderShares(t *testing.T) {
 	clash.MustRegister(prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "workqueue_depth", Help: "Current depth of workqueue"}, []string{"name"}))
 	if _, err := controllerruntime.NewProvider(clash); err == nil {
 		t.Error("NewProvider accepted a registry with client-go's workqueue_depth")
+	}
+	if _, err := controllerruntime.NewProvider(nil); err == nil || !strings.HasPrefix(err.Error(), "workqueue: ") {
+		t.Errorf("NewProvider(nil) returned %v, want a workqueue: error", err)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 const (
-	// maxPriorities is how many priorities of a queue name get a depth series of their own,
+	// maxPriorities is how many priorities of a queue get a depth series of their own,
 	// controller-runtime's limit.
 	maxPriorities = 25
 	// overflowPriority labels the depth of the priorities beyond maxPriorities, as in
@@ -16,8 +16,7 @@ const (
 	overflowPriority = "exceeded_cardinality_limit"
 )
 
-// priorityLabels is the depth by priority of the queues of one name. It is safe for
-// simultaneous use.
+// priorityLabels is the depth by priority of one queue. It is safe for simultaneous use.
 type priorityLabels struct {
 	depth *prometheus.GaugeVec
 	name  string

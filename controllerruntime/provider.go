@@ -24,9 +24,6 @@ type Provider struct {
 	depth, unfinished, longest *prometheus.GaugeVec
 	adds, retries              *prometheus.CounterVec
 	latency, work              *prometheus.HistogramVec
-
-	mu         sync.Mutex
-	priorities map[string]*priorityLabels // by queue name
 }
 
 var (
@@ -44,12 +41,15 @@ var registryProvider = sync.OnceValues(func() (*Provider, error) { return NewPro
 // In a registry without them, it registers its own, with the same names, help texts, labels
 // and buckets. It returns an error if reg holds other metrics under one of these names.
 //
-// The depth of a priority queue gets a series per priority for the first 25 priorities its name
-// sees; the others share the series labelled priority="exceeded_cardinality_limit".
+// The depth of a priority queue gets a series per priority for the first 25 priorities the
+// queue sees; the others share the series labelled priority="exceeded_cardinality_limit".
 // (controller-runtime's queue moves every priority to that series once a 26th appears, so its
 // earlier series stop moving.) A queue without priorities records its depth with priority="".
 func NewProvider(reg prometheus.Registerer) (*Provider, error) {
-	p := &Provider{priorities: make(map[string]*priorityLabels)}
+	if reg == nil {
+		return nil, errors.New("workqueue: controllerruntime.NewProvider: nil registerer")
+	}
+	p := new(Provider)
 	var err error
 	if p.depth, err = adopt(reg, newGauge(crmetrics.DepthKey, depthHelp, "priority")); err != nil {
 		return nil, err
@@ -96,16 +96,10 @@ func (p *Provider) NewDepthMetric(name string) workqueue.GaugeMetric {
 }
 
 // NewDepthMetricWithPriority returns the depth of the priority queue named name, by priority.
-// Queues of the same name share their series.
+// Each call makes the depth of one queue: queues of the same name share their series, but each
+// has its own allowance of 25 priorities, as in controller-runtime.
 func (p *Provider) NewDepthMetricWithPriority(name string) metrics.DepthMetricWithPriority {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	labels, ok := p.priorities[name]
-	if !ok {
-		labels = newPriorityLabels(p.depth, name)
-		p.priorities[name] = labels
-	}
-	return labels
+	return newPriorityLabels(p.depth, name)
 }
 
 // NewAddsMetric returns the workqueue_adds_total counter of the queue named name.

@@ -23,28 +23,29 @@ var _ priorityqueue.PriorityQueue[string] = (*Queue[string])(nil)
 // name=controller=controllerName, as those of controller-runtime's own queue do.
 //
 // rateLimiter is the controller's RateLimiter option, or controller-runtime's default (an
-// exponential backoff per item from 5 ms up to 1000 s), called from the queue's goroutine. A
-// limiter from package github.com/actorqueue/workqueue in that option runs without locks;
-// the queue then owns it, so give each controller its own.
+// exponential backoff per item from 5 ms up to 1000 s). The queue adopts a limiter from
+// package github.com/actorqueue/workqueue and calls it from its own goroutine, without locks;
+// calls made to it elsewhere run there too.
 //
 // It panics if the metrics cannot be registered there, which happens only if the registry
 // holds other metrics under controller-runtime's workqueue names (see [NewProvider]).
 func NewQueue[T comparable](controllerName string, rateLimiter clientgo.TypedRateLimiter[T]) clientgo.TypedRateLimitingInterface[T] {
-	provider, err := registryProvider()
-	if err != nil {
-		panic("workqueue: controllerruntime.NewQueue: " + err.Error())
-	}
-	return New(workqueue.TypedPriorityQueueConfig[T]{
-		Name:            controllerName,
-		MetricsProvider: provider,
-		RateLimiter:     rateLimiter,
-	})
+	return New(workqueue.TypedPriorityQueueConfig[T]{Name: controllerName, RateLimiter: rateLimiter})
 }
 
 // New returns a Queue configured by config: a priority queue of package workqueue with
-// controller-runtime's interface. With config.MetricsProvider a *Provider, its metrics are
-// controller-runtime's.
+// controller-runtime's interface. A named queue without a MetricsProvider records its metrics in
+// controller-runtime's registry, as controller-runtime's priorityqueue.New does; to record
+// them elsewhere, pass a [Provider] for another registry, or any other provider ([FromClientGo]
+// adapts one written for client-go). It panics as [NewQueue] does when it cannot register them.
 func New[T comparable](config workqueue.TypedPriorityQueueConfig[T]) *Queue[T] {
+	if config.MetricsProvider == nil && config.Name != "" {
+		provider, err := registryProvider()
+		if err != nil {
+			panic("workqueue: controllerruntime.New: " + err.Error())
+		}
+		config.MetricsProvider = provider
+	}
 	return &Queue[T]{workqueue.NewTypedPriorityQueue(config)}
 }
 
