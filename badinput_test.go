@@ -135,6 +135,16 @@ func TestPanickingLimiterSurfacesInTheCaller(t *testing.T) {
 	assert.Equal(t, []string{"a"}, drainOrder[string](q), "the queue goes on")
 }
 
+// TestAZeroItemBucketPanicsInTheCaller: a zero ItemBucket has no map for its buckets. Its first
+// wait panics in AddRateLimited's caller, as client-go's does, and the queue goes on.
+func TestAZeroItemBucketPanicsInTheCaller(t *testing.T) {
+	q := workqueue.NewTypedRateLimitingQueue[string](&workqueue.TypedItemBucketRateLimiter[string]{})
+	defer q.ShutDown()
+	q.Add("a")
+	assert.Panics(t, func() { q.AddRateLimited("b") })
+	assert.Equal(t, []string{"a"}, drainOrder[string](q), "the queue goes on")
+}
+
 // faultyMetric panics when told to.
 type faultyProvider struct {
 	provider

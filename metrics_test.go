@@ -217,3 +217,28 @@ func TestADueItemOutlivesAPanicOfTheMetrics(t *testing.T) {
 		q.Done(item)
 	})
 }
+
+// TestAPanicKeptForAQueueStaysWithIt: a queue whose metrics panicked with no caller waiting
+// keeps the panic for its own next caller. A second queue sharing its limiter, whose calls to
+// the limiter run in the first queue's goroutine, neither raises that panic nor loses its item.
+func TestAPanicKeptForAQueueStaysWithIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &provider{}
+		rl := workqueue.NewTypedItemExponentialFailureRateLimiter[string](0, 0)
+		first := workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{
+			Name: "first", MetricsProvider: p,
+		})
+		defer first.ShutDown()
+		second := workqueue.NewTypedRateLimitingQueue(rl)
+		defer second.ShutDown()
+		first.AddAfter("a", time.Second)
+		p.depth.fail(true)
+		time.Sleep(time.Second) // a falls due, and the depth metric panics
+		synctest.Wait()
+		p.depth.fail(false)
+
+		assert.NotPanics(t, func() { second.AddRateLimited("b") })
+		assert.Equal(t, 1, second.Len(), "b was added")
+		assert.PanicsWithValue(t, "metric failed", func() { first.Len() }, "the panic is the first queue's")
+	})
+}

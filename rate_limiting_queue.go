@@ -30,9 +30,9 @@ type TypedRateLimitingQueueConfig[T comparable] struct {
 	// Clock is the queue's clock; nil means the real one. Ignored when DelayingQueue is set.
 	Clock Clock
 	// DelayingQueue is the queue to retry items on; nil means a new one. A delaying queue of
-	// this package runs a limiter of this package in its own goroutine; any other limiter, and
-	// any limiter for another delaying queue, is called in the caller's goroutine, behind a
-	// mutex.
+	// this package adopts a limiter of this package and runs it in its own goroutine; any other
+	// limiter, and any limiter for another delaying queue, is called in the caller's goroutine,
+	// as client-go calls every limiter.
 	DelayingQueue TypedDelayingInterface[T]
 }
 

@@ -83,7 +83,14 @@ type base[T comparable] struct {
 // answer comes later (a drain that must wait, a parked getter). A panic is left to the caller
 // of exec (see Queue.execAll), which answers it with fail.
 func (b *base[T]) run(c *command[T], apply func(*command[T]) (result[T], bool)) {
-	if r, parked := apply(c); !parked {
+	r, parked := apply(c)
+	switch {
+	case parked:
+	case c.op == opDo:
+		// A call to a limiter the queue adopted, which may come from another queue: no
+		// stashed panic rides on its answer.
+		c.reply <- r
+	default:
 		b.answer(c.reply, r)
 	}
 }

@@ -66,9 +66,8 @@ func (r *ItemBucket[T]) When(item T) time.Duration { return r.WhenAt(item, time.
 
 // WhenAt spends a token from item's bucket at the instant now and returns how long after now
 // it is available. An item's first retry finds a full bucket.
-func (r *ItemBucket[T]) WhenAt(item T, now time.Time) (wait time.Duration) {
-	r.run(func() { wait = r.whenAt(item, now) })
-	return wait
+func (r *ItemBucket[T]) WhenAt(item T, now time.Time) time.Duration {
+	return when(&r.guard, core[T](r), item, now)
 }
 
 func (r *ItemBucket[T]) whenAt(item T, now time.Time) time.Duration {
@@ -86,10 +85,12 @@ func (r *ItemBucket[T]) NumRequeues(T) int { return 0 }
 func (r *ItemBucket[T]) numRequeues(T) int { return 0 }
 
 // Forget drops item's bucket: its next retry finds a full one.
-func (r *ItemBucket[T]) Forget(item T) { r.run(func() { r.forget(item) }) }
+func (r *ItemBucket[T]) Forget(item T) { forget(&r.guard, core[T](r), item) }
 
 func (r *ItemBucket[T]) forget(item T) { delete(r.buckets, item) }
 
 func (r *ItemBucket[T]) adopt(o Owner) bool { return r.guard.adopt(o) }
 
-func (r *ItemBucket[T]) safe() bool { return r != nil }
+// safe is false for a zero ItemBucket, which has no map to keep buckets in: its WhenAt panics,
+// in the caller's goroutine as client-go's does.
+func (r *ItemBucket[T]) safe() bool { return r != nil && r.buckets != nil }

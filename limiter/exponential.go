@@ -45,9 +45,8 @@ func (r *Exponential[T]) When(item T) time.Duration { return r.WhenAt(item, time
 // WhenAt records a failure of item at the instant now and returns baseDelay·2ⁿ, where n counts
 // the earlier failures it remembers, capped at maxDelay, then jittered if so configured. The
 // result is never negative, however many failures there were.
-func (r *Exponential[T]) WhenAt(item T, now time.Time) (wait time.Duration) {
-	r.run(func() { wait = r.whenAt(item, now) })
-	return wait
+func (r *Exponential[T]) WhenAt(item T, now time.Time) time.Duration {
+	return when(&r.guard, core[T](r), item, now)
 }
 
 func (r *Exponential[T]) whenAt(item T, now time.Time) time.Duration {
@@ -73,24 +72,18 @@ func exponential(base, max time.Duration, n int) time.Duration {
 }
 
 // NumRequeues returns the number of failures remembered for item.
-func (r *Exponential[T]) NumRequeues(item T) (n int) {
-	r.run(func() { n = r.numRequeues(item) })
-	return n
-}
+func (r *Exponential[T]) NumRequeues(item T) int { return count(&r.guard, core[T](r), item) }
 
 func (r *Exponential[T]) numRequeues(item T) int { return r.memory().count(item) }
 
 // Forget clears the failures of item.
-func (r *Exponential[T]) Forget(item T) { r.run(func() { r.forget(item) }) }
+func (r *Exponential[T]) Forget(item T) { forget(&r.guard, core[T](r), item) }
 
 func (r *Exponential[T]) forget(item T) { r.memory().forget(item) }
 
 // Tracked returns how many items the limiter remembers failures of: the entries its memory
 // holds.
-func (r *Exponential[T]) Tracked() (n int) {
-	r.run(func() { n = r.memory().len() })
-	return n
-}
+func (r *Exponential[T]) Tracked() int { return tracked[T](&r.guard, r) }
 
 // memory returns the failures r remembers: none for the zero value, which cannot record any.
 func (r *Exponential[T]) memory() failures[T] {

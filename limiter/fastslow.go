@@ -48,9 +48,8 @@ func (r *FastSlow[T]) When(item T) time.Duration { return r.WhenAt(item, time.No
 
 // WhenAt records a failure of item at the instant now and returns fastDelay while it has
 // failed at most maxFastAttempts times, slowDelay afterwards, jittered if so configured.
-func (r *FastSlow[T]) WhenAt(item T, now time.Time) (wait time.Duration) {
-	r.run(func() { wait = r.whenAt(item, now) })
-	return wait
+func (r *FastSlow[T]) WhenAt(item T, now time.Time) time.Duration {
+	return when(&r.guard, core[T](r), item, now)
 }
 
 func (r *FastSlow[T]) whenAt(item T, now time.Time) time.Duration {
@@ -62,24 +61,18 @@ func (r *FastSlow[T]) whenAt(item T, now time.Time) time.Duration {
 }
 
 // NumRequeues returns the number of failures remembered for item.
-func (r *FastSlow[T]) NumRequeues(item T) (n int) {
-	r.run(func() { n = r.numRequeues(item) })
-	return n
-}
+func (r *FastSlow[T]) NumRequeues(item T) int { return count(&r.guard, core[T](r), item) }
 
 func (r *FastSlow[T]) numRequeues(item T) int { return r.memory().count(item) }
 
 // Forget clears the failures of item.
-func (r *FastSlow[T]) Forget(item T) { r.run(func() { r.forget(item) }) }
+func (r *FastSlow[T]) Forget(item T) { forget(&r.guard, core[T](r), item) }
 
 func (r *FastSlow[T]) forget(item T) { r.memory().forget(item) }
 
 // Tracked returns how many items the limiter remembers failures of: the entries its memory
 // holds.
-func (r *FastSlow[T]) Tracked() (n int) {
-	r.run(func() { n = r.memory().len() })
-	return n
-}
+func (r *FastSlow[T]) Tracked() int { return tracked[T](&r.guard, r) }
 
 // memory returns the failures r remembers: none for the zero value, which cannot record any.
 func (r *FastSlow[T]) memory() failures[T] {

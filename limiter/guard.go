@@ -1,6 +1,8 @@
 package limiter
 
 import (
+	"fmt"
+	"reflect"
 	"sync"
 	"time"
 )
@@ -22,26 +24,29 @@ type guard struct {
 	owner Owner // set once, under mu; then never changed
 }
 
-// run runs f on the limiter's state: under the lock, or through the owner.
-func (g *guard) run(f func()) {
+// enter takes the guard's lock and returns nil; or, once an owner has adopted the limiter,
+// returns the owner, without the lock. A caller that gets nil calls leave when done; one that
+// gets an owner hands the call to its Do.
+func (g *guard) enter() Owner {
 	g.mu.Lock()
 	o := g.owner
-	if o == nil {
-		defer g.mu.Unlock()
-		f()
-		return
+	if o != nil {
+		g.mu.Unlock()
 	}
-	g.mu.Unlock()
-	o.Do(f)
+	return o
 }
 
+// leave releases the lock that enter took.
+func (g *guard) leave() { g.mu.Unlock() }
+
 // adopt gives the state to o, and reports whether o owns it now: false if another owner
-// adopted it first.
+// adopted it first. Owners are compared with ==, so they must be comparable (see Adopt).
 func (g *guard) adopt(o Owner) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.owner == nil {
 		g.owner = o
+		return true
 	}
 	return g.owner == o
 }
@@ -63,8 +68,12 @@ type core[T comparable] interface {
 // o already; o must then call l as anyone else does, through its exported methods. Adopting
 // again a limiter that o owns already succeeds.
 //
-// A queue adopts its limiter when it is built, before its owner goroutine first calls it.
+// A queue adopts its limiter when it is built, before its owner goroutine first calls it. It
+// panics if o is nil or of a type that cannot be compared with ==.
 func Adopt[T comparable](l RateLimiter[T], o Owner) (Adopted[T], bool) {
+	if o == nil || !reflect.TypeOf(o).Comparable() {
+		panic(fmt.Sprintf("workqueue: limiter.Adopt: owner %T is nil or cannot be compared", o))
+	}
 	c, ok := l.(core[T])
 	if !ok || !c.safe() || !c.adopt(o) {
 		return Adopted[T]{}, false
@@ -94,3 +103,47 @@ var (
 	_ core[int] = (*MaxOf[int])(nil)
 	_ core[int] = MaxWait[int]{}
 )
+
+// when, forget and count are the exported WhenAt, Forget and NumRequeues of a limiter c with
+// state, guarded by g: under g's lock until c is adopted, then through its owner. The lock path
+// makes no closure, so that it does not allocate.
+
+func when[T comparable](g *guard, c core[T], item T, now time.Time) time.Duration {
+	if o := g.enter(); o != nil {
+		var wait time.Duration
+		o.Do(func() { wait = c.whenAt(item, now) })
+		return wait
+	}
+	defer g.leave()
+	return c.whenAt(item, now)
+}
+
+func forget[T comparable](g *guard, c core[T], item T) {
+	if o := g.enter(); o != nil {
+		o.Do(func() { c.forget(item) })
+		return
+	}
+	defer g.leave()
+	c.forget(item)
+}
+
+func count[T comparable](g *guard, c core[T], item T) int {
+	if o := g.enter(); o != nil {
+		var n int
+		o.Do(func() { n = c.numRequeues(item) })
+		return n
+	}
+	defer g.leave()
+	return c.numRequeues(item)
+}
+
+// tracked is the exported Tracked of a limiter l that remembers failures, guarded by g.
+func tracked[T comparable](g *guard, l interface{ memory() failures[T] }) int {
+	if o := g.enter(); o != nil {
+		var n int
+		o.Do(func() { n = l.memory().len() })
+		return n
+	}
+	defer g.leave()
+	return l.memory().len()
+}

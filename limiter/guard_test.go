@@ -1,6 +1,7 @@
 package limiter
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -107,4 +108,54 @@ func TestAdoptionIsExclusive(t *testing.T) {
 	assert.False(t, ok, "a limiter with a random source of its own")
 	own.When(1)
 	assert.Equal(t, 1, first.calls, "a limiter not adopted takes its lock instead")
+}
+
+// TestCallsUnderTheGuardDoNotAllocate: a limiter no queue has adopted is called under its
+// guard's lock without a closure, as client-go's are called under theirs: no allocation.
+func TestCallsUnderTheGuardDoNotAllocate(t *testing.T) {
+	l := NewMaxOf[int](NewExponential[int](time.Millisecond, time.Second, ForgetAfter(0)),
+		NewFastSlow[int](time.Millisecond, time.Second, 3, ForgetAfter(0)))
+	allocs := testing.AllocsPerRun(100, func() {
+		l.When(1)
+		l.NumRequeues(1)
+		l.Forget(1)
+	})
+	assert.Zero(t, allocs, "allocations per When, NumRequeues and Forget")
+}
+
+// TestARandomSourceOptionMayBeShared: limiters built with one RandomSource option, used at the
+// same time, draw from its source one at a time; -race checks it.
+func TestARandomSourceOptionMayBeShared(t *testing.T) {
+	src := RandomSource(rand.NewPCG(1, 2))
+	a := NewExponential[int](time.Second, time.Hour, JitterFactor(0.5), src)
+	b := NewFastSlow[int](time.Second, time.Hour, 1, JitterFactor(0.5), src)
+	var wg sync.WaitGroup
+	for _, l := range []RateLimiter[int]{a, b} {
+		wg.Go(func() {
+			for range 200 {
+				if w := l.When(1); w <= 0 || w > time.Hour {
+					t.Errorf("a jittered wait of %v", w)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// doFunc is an Owner of a type that cannot be compared.
+type doFunc func(func())
+
+func (d doFunc) Do(f func()) { d(f) }
+
+// TestAdoptRefusesAnOwnerItCannotCompare: Adopt tells owners apart with ==, so it panics, before
+// it adopts anything, for an owner whose type cannot be compared, and for nil.
+func TestAdoptRefusesAnOwnerItCannotCompare(t *testing.T) {
+	l := NewExponential[int](time.Millisecond, time.Second)
+	for _, o := range []Owner{doFunc(func(f func()) { f() }), nil} {
+		assert.PanicsWithValue(t, fmt.Sprintf("workqueue: limiter.Adopt: owner %T is nil or cannot be compared", o),
+			func() { Adopt[int](l, o) })
+	}
+	_, ok := Adopt[int](l, &owner{})
+	assert.True(t, ok, "nothing was adopted before")
 }

@@ -7,12 +7,17 @@
 // but a queue calls its own without locks. A queue adopts its limiter (see [Adopt]): from then
 // on, the state of the limiter lives in the queue's owner goroutine, which calls it directly,
 // and a call made anywhere else, by your code or by another queue sharing the limiter, is
-// handed to that goroutine and waits for it. A limiter no queue has adopted takes a lock for
-// each call. So sharing a limiter, or calling one yourself, is correct anywhere, and costs a
-// round trip to the owner; a queue with a limiter of its own pays for neither.
+// handed to that goroutine and waits for it, behind the work the owner is doing. A limiter no
+// queue has adopted takes a lock for each call. So sharing a limiter, or calling one yourself,
+// is correct anywhere, and costs a round trip to the owner; a queue with a limiter of its own
+// pays for neither. A combinator ([MaxOf], [MaxWait]) is adopted with its parts; when one of
+// them has another owner already, the queue calls the combinator as anyone else does, and the
+// parts it adopted before that one stay its own.
 //
 // A limiter adopted by a queue must not be called from that queue's owner goroutine other than
-// by the queue: from its metrics or its custom storage, the call would wait for itself.
+// by the queue: from its metrics or its custom storage, the call would wait for itself. For
+// the same reason, two queues whose metrics each call a limiter the other adopted can stop
+// each other.
 //
 // # Time
 //

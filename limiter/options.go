@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 )
 
@@ -94,12 +95,26 @@ func JitterFactor(factor float64) Option {
 }
 
 // RandomSource makes a limiter draw its jitter from src instead of math/rand/v2's global
-// source, so that tests can make it deterministic. The limiter calls src from whichever
-// goroutine calls the limiter, one call at a time. A limiter with a source of its own is not
-// [Safe], since src is code from outside this package. It panics if src is nil.
+// source, so that tests can make it deterministic. Every draw from src holds a lock of the
+// option's own, so the limiters built with one RandomSource option may share src and be used
+// at the same time; src must not be drawn from elsewhere meanwhile. A limiter with a source of
+// its own is not [Safe], since src is code from outside this package. It panics if src is nil.
 func RandomSource(src rand.Source) Option {
 	if isNil(src) {
 		panic("workqueue: RandomSource: nil source")
 	}
-	return optionFunc(func(o *options) { o.jitter.random = rand.New(src) })
+	random := rand.New(&lockedSource{src: src})
+	return optionFunc(func(o *options) { o.jitter.random = random })
+}
+
+// lockedSource is a rand.Source that draws from src under a lock.
+type lockedSource struct {
+	mu  sync.Mutex
+	src rand.Source
+}
+
+func (s *lockedSource) Uint64() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.src.Uint64()
 }
