@@ -234,3 +234,26 @@ func TestALimiterSharedByTwoQueuesAndAWorker(t *testing.T) {
 	second.Forget(1)
 	assert.Zero(t, first.NumRequeues(1), "forgotten through the other queue")
 }
+
+// sharedLimiter is a limiter shared by tests, as a package-level default often is.
+var sharedLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[string](0, 0)
+
+// TestALimiterOutlivesItsQueue: a limiter adopted by a queue inside a synctest bubble is given
+// back when the queue shuts down, so the next test's queue, outside that bubble, adopts it, and
+// calls made to it outside the bubble touch nothing of the bubble's. (While the queue lived,
+// calls from outside its bubble would be handed to its goroutine, which synctest forbids, as
+// for any call on a queue of the bubble.)
+func TestALimiterOutlivesItsQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewTypedRateLimitingQueue(sharedLimiter)
+		q.AddRateLimited("a")
+		q.ShutDown()
+	})
+	assert.Equal(t, 1, sharedLimiter.NumRequeues("a"))
+	q := workqueue.NewTypedRateLimitingQueue(sharedLimiter)
+	defer q.ShutDown()
+	q.AddRateLimited("a")
+	sharedLimiter.When("a")
+	assert.Equal(t, 3, q.NumRequeues("a"))
+	q.Forget("a")
+}

@@ -61,7 +61,7 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 // caller's goroutine (see Limiter).
 func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T]) {
 	q.check("AddRateLimited", item)
-	if !l.safe {
+	if !l.safe.Load() {
 		q.AddAfter(item, l.whenAt(item, q.clock.Now()), l.retries)
 		return
 	}
@@ -76,7 +76,7 @@ func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T]) {
 // Forget makes l forget item's failures.
 func (q *Queue[T]) Forget(item T, l *Limiter[T]) {
 	q.check("Forget", item)
-	if !l.safe {
+	if !l.safe.Load() {
 		l.forget(item)
 		return
 	}
@@ -86,7 +86,7 @@ func (q *Queue[T]) Forget(item T, l *Limiter[T]) {
 // NumRequeues returns the failures l counts for item.
 func (q *Queue[T]) NumRequeues(item T, l *Limiter[T]) int {
 	q.check("NumRequeues", item)
-	if !l.safe {
+	if !l.safe.Load() {
 		return l.numRequeues(item)
 	}
 	return q.call(command[T]{op: opNumRequeues, item: item, lim: l}).n

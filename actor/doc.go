@@ -64,16 +64,21 @@
 // queue with such code, callers wait for the outcome of every command that may run it. (With
 // metrics, this also makes the metrics current when Add, Get or Done returns, as client-go's
 // are.) A panic with nobody waiting, in a delayed add or a periodic metric update, is raised in
-// the next caller that waits for an answer; a delayed item whose metrics panic is added all the
+// the next caller of the queue that waits for an answer (not a call to its limiter made
+// elsewhere, see below); a delayed item whose metrics panic is added all the
 // same. A Get that raises a panic hands out nothing: the item it was to return goes back to the
 // queue, so that no item is left in processing with nobody to call Done.
 //
 // # Rate limiters
 //
-// A rate limiter of package limiter is part of the queue's state: the queue adopts it when it
-// is built (Queue.Adopt), and its owner calls it without locks. A call made to it elsewhere,
-// by user code or by a second queue that shares it, reaches the owner as a command (Queue.Do),
-// applied in its place like any other, so the limiter's state has one writer.
+// A rate limiter of package limiter that no other queue holds becomes part of the queue's
+// state: the queue adopts it when it is built (Queue.Adopt), and its owner calls it without
+// locks. A call made to it elsewhere, by user code or by a second queue that shares it, reaches
+// the owner as a command (Queue.Do), applied in its place like any other, so the limiter's
+// state has one writer; its answer carries no panic kept for the queue's own callers. As it
+// hands the state over at shutdown, the owner gives the limiter back (limiter.Release), so
+// that it refers to the queue no more and another queue may adopt it. A limiter the queue does
+// not adopt it calls from its callers' goroutines, through the limiter's own methods.
 //
 // This package also holds ParallelizeUntil: it is the one place that starts goroutines.
 package actor

@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/actorqueue/workqueue/limiter"
@@ -17,10 +18,14 @@ import (
 // goroutine (a FIFO queue as client-go does), so that none of that can stop the owner, and
 // callers may call it at the same time, as client-go's do. So does a queue whose limiter
 // another queue adopted first: the limiter hands such calls to that queue's owner.
+//
+// A queue releases the limiters it adopted when its owner hands the state over at shutdown
+// (see limiter.Release): from then on it calls them as callers call any other limiter, and the
+// limiters keep no reference to the queue.
 type Limiter[T comparable] struct {
 	limiter limiter.RateLimiter[T]
-	safe    bool                  // adopted: the owner calls it, through adopted
-	adopted limiter.Adopted[T]    // for the owner's calls, when safe
+	safe    atomic.Bool           // adopted: the owner calls it, through adopted
+	adopted limiter.Adopted[T]    // for the owner's calls, while safe
 	retries metrics.CounterMetric // counts an AddRateLimited before shutdown; nil for none
 }
 
@@ -38,8 +43,31 @@ func NewLimiter[T comparable](caller string, l limiter.RateLimiter[T]) *Limiter[
 // limiter.Adopt), and its owner then asks it directly; it asks any other limiter in its
 // callers' goroutines. Adopt before q's owner first asks the limiter.
 func (q *Queue[T]) Adopt(l *Limiter[T], retries metrics.CounterMetric) *Limiter[T] {
+	own := &Limiter[T]{limiter: l.limiter, retries: retries}
+	q.tomb.Lock()
+	defer q.tomb.Unlock()
+	select {
+	case <-q.handover: // shut down already: nothing to release it
+		return own
+	default:
+	}
 	a, ok := limiter.Adopt(l.limiter, q)
-	return &Limiter[T]{limiter: l.limiter, safe: ok, adopted: a, retries: retries}
+	if ok {
+		own.adopted = a
+		own.safe.Store(true)
+		q.adopted = append(q.adopted, own)
+	}
+	return own
+}
+
+// release gives back the limiters q adopted. The owner calls it as it hands the state over,
+// holding the handover lock, once it has applied its last command.
+func (q *Queue[T]) release() {
+	for _, l := range q.adopted {
+		l.safe.Store(false)
+		limiter.Release(l.limiter, q)
+	}
+	q.adopted = nil
 }
 
 // Do runs f in q's owner goroutine, between two commands, and waits for it, raising its panic:
@@ -55,7 +83,7 @@ func (l *Limiter[T]) RateLimiter() limiter.RateLimiter[T] { return l.limiter }
 
 // whenAt asks the limiter how long item should wait, at the instant now.
 func (l *Limiter[T]) whenAt(item T, now time.Time) time.Duration {
-	if l.safe {
+	if l.safe.Load() {
 		return l.adopted.WhenAt(item, now)
 	}
 	return limiter.WhenAt(l.limiter, item, now)
@@ -63,7 +91,7 @@ func (l *Limiter[T]) whenAt(item T, now time.Time) time.Duration {
 
 // forget makes the limiter forget item's failures.
 func (l *Limiter[T]) forget(item T) {
-	if l.safe {
+	if l.safe.Load() {
 		l.adopted.Forget(item)
 		return
 	}
@@ -72,7 +100,7 @@ func (l *Limiter[T]) forget(item T) {
 
 // numRequeues returns the failures the limiter counts for item.
 func (l *Limiter[T]) numRequeues(item T) int {
-	if l.safe {
+	if l.safe.Load() {
 		return l.adopted.NumRequeues(item)
 	}
 	return l.limiter.NumRequeues(item)

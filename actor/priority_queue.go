@@ -65,7 +65,7 @@ func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	if o.After > 0 || o.RateLimited {
 		now := q.clock.Now() // read here, so that a fake clock stepped right after counts from the call
 		c.at = q.since(now)
-		if o.RateLimited && !l.safe {
+		if o.RateLimited && !l.safe.Load() {
 			d.delays, d.rateLimited = delaysOf(l, items, o.After, now), false
 		}
 	}

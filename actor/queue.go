@@ -58,8 +58,9 @@ type Queue[T comparable] struct {
 	checkKeys bool        // items may fail to hash: check them before they reach the owner
 	readAhead bool        // items go to ready before getters ask (the built-in FIFO)
 
-	replies sync.Pool  // chan result[T], buffer 1
-	tomb    sync.Mutex // held by whoever applies commands after the handover
+	replies sync.Pool     // chan result[T], buffer 1
+	tomb    sync.Mutex    // held by whoever applies commands after the handover
+	adopted []*Limiter[T] // the limiters the queue adopted, until it releases them (under tomb)
 	m       rules[T]
 
 	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it

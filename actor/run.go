@@ -96,4 +96,5 @@ func (q *Queue[T]) handOver() {
 	defer q.tomb.Unlock()
 	close(q.handover)
 	q.drainMailbox()
+	q.release()
 }

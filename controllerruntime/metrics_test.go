@@ -387,8 +387,10 @@ func TestNewProviderShares(t *testing.T) {
 	if _, err := controllerruntime.NewProvider(clash); err == nil {
 		t.Error("NewProvider accepted a registry with client-go's workqueue_depth")
 	}
-	if _, err := controllerruntime.NewProvider(nil); err == nil || !strings.HasPrefix(err.Error(), "workqueue: ") {
-		t.Errorf("NewProvider(nil) returned %v, want a workqueue: error", err)
+	for _, reg := range []prometheus.Registerer{nil, (*prometheus.Registry)(nil)} {
+		if _, err := controllerruntime.NewProvider(reg); err == nil || !strings.HasPrefix(err.Error(), "workqueue: ") {
+			t.Errorf("NewProvider(%#v) returned %v, want a workqueue: error", reg, err)
+		}
 	}
 }
 

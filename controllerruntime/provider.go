@@ -3,6 +3,7 @@ package controllerruntime
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,7 +47,7 @@ var registryProvider = sync.OnceValues(func() (*Provider, error) { return NewPro
 // (controller-runtime's queue moves every priority to that series once a 26th appears, so its
 // earlier series stop moving.) A queue without priorities records its depth with priority="".
 func NewProvider(reg prometheus.Registerer) (*Provider, error) {
-	if reg == nil {
+	if v := reflect.ValueOf(reg); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
 		return nil, errors.New("workqueue: controllerruntime.NewProvider: nil registerer")
 	}
 	p := new(Provider)

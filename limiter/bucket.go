@@ -35,8 +35,10 @@ func (r *Bucket[T]) Forget(T) {}
 
 func (r *Bucket[T]) forget(T) {}
 
-// adopt has nothing to adopt: the rate.Limiter guards itself.
+// adopt and release have nothing to do: the rate.Limiter guards itself.
 func (r *Bucket[T]) adopt(Owner) bool { return true }
+
+func (r *Bucket[T]) release(Owner) {}
 
 func (r *Bucket[T]) safe() bool { return r != nil && r.Limiter != nil }
 
@@ -90,6 +92,8 @@ func (r *ItemBucket[T]) Forget(item T) { forget(&r.guard, core[T](r), item) }
 func (r *ItemBucket[T]) forget(item T) { delete(r.buckets, item) }
 
 func (r *ItemBucket[T]) adopt(o Owner) bool { return r.guard.adopt(o) }
+
+func (r *ItemBucket[T]) release(o Owner) { r.guard.release(o) }
 
 // safe is false for a zero ItemBucket, which has no map to keep buckets in: its WhenAt panics,
 // in the caller's goroutine as client-go's does.

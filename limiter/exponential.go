@@ -95,4 +95,6 @@ func (r *Exponential[T]) memory() failures[T] {
 
 func (r *Exponential[T]) adopt(o Owner) bool { return r.guard.adopt(o) }
 
+func (r *Exponential[T]) release(o Owner) { r.guard.release(o) }
+
 func (r *Exponential[T]) safe() bool { return r != nil && r.failures != nil && !r.jitter.own() }

@@ -84,4 +84,6 @@ func (r *FastSlow[T]) memory() failures[T] {
 
 func (r *FastSlow[T]) adopt(o Owner) bool { return r.guard.adopt(o) }
 
+func (r *FastSlow[T]) release(o Owner) { r.guard.release(o) }
+
 func (r *FastSlow[T]) safe() bool { return r != nil && r.failures != nil && !r.jitter.own() }

@@ -18,15 +18,16 @@ type Owner interface {
 // guard makes a limiter's state safe for use by any goroutine, as client-go's limiters are.
 // Until an [Owner] adopts the limiter, each call holds the guard's lock. Once adopted, the state
 // belongs to the owner, which calls the limiter without the guard (see [Adopted]); every other
-// call is handed to the owner's Do. Its zero value is a guard with no owner.
+// call is handed to the owner's Do. Once the owner releases it, calls take the lock again. Its
+// zero value is a guard with no owner.
 type guard struct {
 	mu    sync.Mutex
-	owner Owner // set once, under mu; then never changed
+	owner Owner // nil while the guard's lock guards the state
 }
 
-// enter takes the guard's lock and returns nil; or, once an owner has adopted the limiter,
-// returns the owner, without the lock. A caller that gets nil calls leave when done; one that
-// gets an owner hands the call to its Do.
+// enter takes the guard's lock and returns nil; or, while an owner has the limiter, returns the
+// owner, without the lock. A caller that gets nil calls leave when done; one that gets an owner
+// hands the call to it with through.
 func (g *guard) enter() Owner {
 	g.mu.Lock()
 	o := g.owner
@@ -39,8 +40,23 @@ func (g *guard) enter() Owner {
 // leave releases the lock that enter took.
 func (g *guard) leave() { g.mu.Unlock() }
 
-// adopt gives the state to o, and reports whether o owns it now: false if another owner
-// adopted it first. Owners are compared with ==, so they must be comparable (see Adopt).
+// through runs f as one of o's steps, if o still owns the state when that step comes, and
+// reports whether it did. o releases the state only between its steps (see Release), so f,
+// once started, runs as the owner's own calls do.
+func (g *guard) through(o Owner, f func()) (ran bool) {
+	o.Do(func() {
+		g.mu.Lock()
+		ran = g.owner == o
+		g.mu.Unlock()
+		if ran {
+			f()
+		}
+	})
+	return ran
+}
+
+// adopt gives the state to o, and reports whether o owns it now: false if another owner has
+// it.
 func (g *guard) adopt(o Owner) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -51,6 +67,15 @@ func (g *guard) adopt(o Owner) bool {
 	return g.owner == o
 }
 
+// release takes the state back from o, if o has it.
+func (g *guard) release(o Owner) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.owner == o {
+		g.owner = nil
+	}
+}
+
 // core is what every limiter of this package has under its exported methods: the calls
 // themselves, without the guard, and adoption of the state the limiter and its parts hold.
 type core[T comparable] interface {
@@ -59,6 +84,7 @@ type core[T comparable] interface {
 	forget(item T)
 	numRequeues(item T) int
 	adopt(o Owner) bool
+	release(o Owner)
 	safe() bool
 }
 
@@ -68,17 +94,28 @@ type core[T comparable] interface {
 // o already; o must then call l as anyone else does, through its exported methods. Adopting
 // again a limiter that o owns already succeeds.
 //
-// A queue adopts its limiter when it is built, before its owner goroutine first calls it. It
-// panics if o is nil or of a type that cannot be compared with ==.
+// A queue adopts its limiter when it is built, before its owner goroutine first calls it, and
+// releases it when it shuts down (see [Release]). Owners are told apart by identity, so o must
+// be a non-nil pointer: Adopt panics otherwise.
 func Adopt[T comparable](l RateLimiter[T], o Owner) (Adopted[T], bool) {
-	if o == nil || !reflect.TypeOf(o).Comparable() {
-		panic(fmt.Sprintf("workqueue: limiter.Adopt: owner %T is nil or cannot be compared", o))
+	if v := reflect.ValueOf(o); !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
+		panic(fmt.Sprintf("workqueue: limiter.Adopt: owner %T is not a non-nil pointer", o))
 	}
 	c, ok := l.(core[T])
 	if !ok || !c.safe() || !c.adopt(o) {
 		return Adopted[T]{}, false
 	}
 	return Adopted[T]{c}, true
+}
+
+// Release gives back the state of the parts of l that o owns: from then on, calls to them take
+// their lock again, and another owner may adopt them. o calls it between its steps, with none
+// of its calls to l under way, and calls l only through its exported methods afterwards; a
+// queue releases its limiter as it shuts down, so that the limiter keeps no reference to it.
+func Release[T comparable](l RateLimiter[T], o Owner) {
+	if c, ok := l.(core[T]); ok && c.safe() {
+		c.release(o)
+	}
 }
 
 // Adopted is a limiter as its [Owner] calls it: without locks, so only where Owner.Do runs its
@@ -105,45 +142,65 @@ var (
 )
 
 // when, forget and count are the exported WhenAt, Forget and NumRequeues of a limiter c with
-// state, guarded by g: under g's lock until c is adopted, then through its owner. The lock path
-// makes no closure, so that it does not allocate.
+// state, guarded by g: under g's lock, or through its owner while it has one. The lock path
+// makes no closure that escapes, so that it does not allocate.
 
 func when[T comparable](g *guard, c core[T], item T, now time.Time) time.Duration {
-	if o := g.enter(); o != nil {
+	for {
+		o := g.enter()
+		if o == nil {
+			return locked(g, func() time.Duration { return c.whenAt(item, now) })
+		}
 		var wait time.Duration
-		o.Do(func() { wait = c.whenAt(item, now) })
-		return wait
+		if g.through(o, func() { wait = c.whenAt(item, now) }) {
+			return wait
+		}
 	}
-	defer g.leave()
-	return c.whenAt(item, now)
 }
 
 func forget[T comparable](g *guard, c core[T], item T) {
-	if o := g.enter(); o != nil {
-		o.Do(func() { c.forget(item) })
-		return
+	for {
+		o := g.enter()
+		if o == nil {
+			locked(g, func() struct{} { c.forget(item); return struct{}{} })
+			return
+		}
+		if g.through(o, func() { c.forget(item) }) {
+			return
+		}
 	}
-	defer g.leave()
-	c.forget(item)
 }
 
 func count[T comparable](g *guard, c core[T], item T) int {
-	if o := g.enter(); o != nil {
+	for {
+		o := g.enter()
+		if o == nil {
+			return locked(g, func() int { return c.numRequeues(item) })
+		}
 		var n int
-		o.Do(func() { n = c.numRequeues(item) })
-		return n
+		if g.through(o, func() { n = c.numRequeues(item) }) {
+			return n
+		}
 	}
-	defer g.leave()
-	return c.numRequeues(item)
 }
 
 // tracked is the exported Tracked of a limiter l that remembers failures, guarded by g.
 func tracked[T comparable](g *guard, l interface{ memory() failures[T] }) int {
-	if o := g.enter(); o != nil {
+	for {
+		o := g.enter()
+		if o == nil {
+			return locked(g, func() int { return l.memory().len() })
+		}
 		var n int
-		o.Do(func() { n = l.memory().len() })
-		return n
+		if g.through(o, func() { n = l.memory().len() }) {
+			return n
+		}
 	}
+}
+
+// locked returns f's result, f having run with the lock that enter took, which it releases
+// even if f panics.
+func locked[R any](g *guard, f func() R) R {
 	defer g.leave()
-	return l.memory().len()
+	return f()
 }

@@ -148,14 +148,37 @@ type doFunc func(func())
 
 func (d doFunc) Do(f func()) { d(f) }
 
-// TestAdoptRefusesAnOwnerItCannotCompare: Adopt tells owners apart with ==, so it panics, before
-// it adopts anything, for an owner whose type cannot be compared, and for nil.
-func TestAdoptRefusesAnOwnerItCannotCompare(t *testing.T) {
+// TestAdoptRefusesAnOwnerThatIsNotAPointer: Adopt tells owners apart by identity, so it panics,
+// before it adopts anything, for an owner that is not a non-nil pointer.
+func TestAdoptRefusesAnOwnerThatIsNotAPointer(t *testing.T) {
 	l := NewExponential[int](time.Millisecond, time.Second)
-	for _, o := range []Owner{doFunc(func(f func()) { f() }), nil} {
-		assert.PanicsWithValue(t, fmt.Sprintf("workqueue: limiter.Adopt: owner %T is nil or cannot be compared", o),
+	for _, o := range []Owner{doFunc(func(f func()) { f() }), nil, (*owner)(nil)} {
+		assert.PanicsWithValue(t, fmt.Sprintf("workqueue: limiter.Adopt: owner %T is not a non-nil pointer", o),
 			func() { Adopt[int](l, o) })
 	}
 	_, ok := Adopt[int](l, &owner{})
 	assert.True(t, ok, "nothing was adopted before")
+}
+
+// TestReleaseGivesTheStateBack: once its owner releases it, a limiter takes its lock again, and
+// another owner may adopt it. Release leaves alone the parts another owner has.
+func TestReleaseGivesTheStateBack(t *testing.T) {
+	first, second := &owner{}, &owner{}
+	part := NewExponential[int](time.Millisecond, time.Second)
+	l := NewMaxOf[int](part, NewFastSlow[int](time.Millisecond, time.Second, 1))
+	_, ok := Adopt[int](l, first)
+	require.True(t, ok)
+	l.When(1)
+	require.Equal(t, 2, first.calls, "each part's call runs through the owner")
+
+	Release[int](l, first)
+	l.When(1)
+	assert.Equal(t, 2, first.calls, "a released limiter takes its lock")
+	assert.Equal(t, 2, l.NumRequeues(1), "the state is the same")
+
+	_, ok = Adopt[int](part, second)
+	require.True(t, ok, "another owner adopts a released part")
+	Release[int](l, first) // first owns nothing now
+	part.When(1)
+	assert.Equal(t, 1, second.calls, "the part still runs through its new owner")
 }

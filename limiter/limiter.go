@@ -8,9 +8,12 @@
 // on, the state of the limiter lives in the queue's owner goroutine, which calls it directly,
 // and a call made anywhere else, by your code or by another queue sharing the limiter, is
 // handed to that goroutine and waits for it, behind the work the owner is doing. A limiter no
-// queue has adopted takes a lock for each call. So sharing a limiter, or calling one yourself,
-// is correct anywhere, and costs a round trip to the owner; a queue with a limiter of its own
-// pays for neither. A combinator ([MaxOf], [MaxWait]) is adopted with its parts; when one of
+// queue has adopted takes a lock for each call, and so does one whose queue has shut down: the
+// queue releases it then (see [Release]). So sharing a limiter, or calling one yourself, is
+// correct anywhere, and costs a round trip to the owner; a queue with a limiter of its own pays
+// for neither. While a queue owns it, calls to the limiter from outside the queue's
+// testing/synctest bubble are not allowed, as calls to the queue itself are not: they would
+// send on the bubble's channels. A combinator ([MaxOf], [MaxWait]) is adopted with its parts; when one of
 // them has another owner already, the queue calls the combinator as anyone else does, and the
 // parts it adopted before that one stay its own.
 //

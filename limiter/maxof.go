@@ -76,6 +76,13 @@ func (r *MaxOf[T]) forget(item T) {
 	}
 }
 
+// release releases every part o owns.
+func (r *MaxOf[T]) release(o Owner) {
+	for _, l := range r.limiters {
+		l.(core[T]).release(o)
+	}
+}
+
 // adopt adopts every part, in order, up to the first that another owner holds.
 func (r *MaxOf[T]) adopt(o Owner) bool {
 	for _, l := range r.limiters {

@@ -51,4 +51,6 @@ func (w MaxWait[T]) forget(item T) { w.limiter.(core[T]).forget(item) }
 
 func (w MaxWait[T]) adopt(o Owner) bool { return w.limiter.(core[T]).adopt(o) }
 
+func (w MaxWait[T]) release(o Owner) { w.limiter.(core[T]).release(o) }
+
 func (w MaxWait[T]) safe() bool { return Safe(w.limiter) }
