@@ -55,8 +55,10 @@ func (q *Queue[T]) Adopt(l *Limiter[T], retries metrics.CounterMetric) *Limiter[
 	if ok {
 		own.adopted = a
 		own.safe.Store(true)
-		q.adopted = append(q.adopted, own)
 	}
+	// Released at shutdown even if adopted only in part: a MaxOf's parts taken before one
+	// another queue holds stay q's until then.
+	q.adopted = append(q.adopted, own)
 	return own
 }
 

@@ -28,3 +28,22 @@ func TestAQueueReleasesItsLimiterAtShutDown(t *testing.T) {
 	defer second.ShutDown()
 	assert.True(t, second.Adopt(NewLimiter[int]("test", rl), nil).safe.Load(), "adopted again")
 }
+
+// TestAQueueReleasesALimiterItAdoptedInPart: a MaxOf whose second part another queue holds is
+// adopted only in part, and the queue calls it as anyone else does; the first part is the
+// queue's all the same, until it shuts down and gives it back.
+func TestAQueueReleasesALimiterItAdoptedInPart(t *testing.T) {
+	first, second := limiter.NewExponential[int](0, 0), limiter.NewExponential[int](0, 0)
+	holder := New(Config[int]{})
+	defer holder.ShutDown()
+	holder.Adopt(NewLimiter[int]("test", second), nil)
+	q := New(Config[int]{})
+	l := q.Adopt(NewLimiter[int]("test", limiter.NewMaxOf[int](first, second)), nil)
+	assert.False(t, l.safe.Load(), "adopted in part only")
+	q.AddRateLimited(1, l)
+	q.ShutDown()
+	other := New(Config[int]{})
+	defer other.ShutDown()
+	assert.True(t, other.Adopt(NewLimiter[int]("test", first), nil).safe.Load(), "the first part was given back")
+	assert.Equal(t, 1, first.NumRequeues(1))
+}

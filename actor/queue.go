@@ -60,7 +60,7 @@ type Queue[T comparable] struct {
 
 	replies sync.Pool     // chan result[T], buffer 1
 	tomb    sync.Mutex    // held by whoever applies commands after the handover
-	adopted []*Limiter[T] // the limiters the queue adopted, until it releases them (under tomb)
+	adopted []*Limiter[T] // the limiters q adopted, in whole or in part, until released (under tomb)
 	m       rules[T]
 
 	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it

@@ -15,7 +15,7 @@
 // testing/synctest bubble are not allowed, as calls to the queue itself are not: they would
 // send on the bubble's channels. A combinator ([MaxOf], [MaxWait]) is adopted with its parts; when one of
 // them has another owner already, the queue calls the combinator as anyone else does, and the
-// parts it adopted before that one stay its own.
+// parts it adopted before that one stay its own until it shuts down.
 //
 // A limiter adopted by a queue must not be called from that queue's owner goroutine other than
 // by the queue: from its metrics or its custom storage, the call would wait for itself. For
