@@ -30,9 +30,10 @@ type TypedRateLimitingQueueConfig[T comparable] struct {
 	// Clock is the queue's clock; nil means the real one. Ignored when DelayingQueue is set.
 	Clock Clock
 	// DelayingQueue is the queue to retry items on; nil means a new one. A delaying queue of
-	// this package adopts a limiter of this package and runs it in its own goroutine; any other
-	// limiter, and any limiter for another delaying queue, is called in the caller's goroutine,
-	// as client-go calls every limiter.
+	// this package with a goroutine of its own adopts a limiter of this package and runs it
+	// there; any other limiter, and any limiter for another delaying queue (one of another
+	// package, or one of ours around a queue of another package), is called in the caller's
+	// goroutine, as client-go calls every limiter.
 	DelayingQueue TypedDelayingInterface[T]
 }
 

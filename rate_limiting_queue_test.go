@@ -257,3 +257,22 @@ func TestALimiterOutlivesItsQueue(t *testing.T) {
 	assert.Equal(t, 3, q.NumRequeues("a"))
 	q.Forget("a")
 }
+
+// TestABucketSharedByTwoQueuesSpendsItsTokensInOrder: as with client-go, where AddRateLimited
+// asks the limiter before it returns, a retry asked of a shared token bucket through the first
+// queue spends the bucket's one token before a retry asked through the second queue later.
+// The first queue adopts the bucket, and the second's calls reach the bucket through the
+// first's owner, after the first queue's own.
+func TestABucketSharedByTwoQueuesSpendsItsTokensInOrder(t *testing.T) {
+	for range 20 {
+		bucket := &workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(0.001), 1)}
+		first := workqueue.NewTypedRateLimitingQueue[string](bucket)
+		second := workqueue.NewTypedRateLimitingQueue[string](bucket)
+		first.AddRateLimited("a")
+		second.AddRateLimited("b")
+		assert.Equal(t, 1, first.Len(), "a spent the token")
+		assert.Equal(t, 0, second.Len(), "b waits for the next one")
+		first.ShutDown()
+		second.ShutDown()
+	}
+}

@@ -10,16 +10,23 @@ import (
 // Bucket is one token bucket shared by all items: every retry of any item spends a token, and
 // waits for one when the bucket is empty. It is client-go's BucketRateLimiter, with the same
 // shape, so &Bucket[T]{Limiter: rate.NewLimiter(10, 100)} works as there. It tracks no
-// failures. Its rate.Limiter is safe for concurrent use.
+// failures. Its methods are safe for simultaneous use by multiple goroutines.
+//
+// Its rate.Limiter guards itself, but a queue adopts a Bucket all the same, so that a retry
+// asked of it through another queue, or directly, spends its token after the retries this
+// queue was asked for before (see the package documentation).
 type Bucket[T comparable] struct {
 	*rate.Limiter
+	guard
 }
 
 // When spends a token now and returns how long until it is available.
 func (r *Bucket[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now()) }
 
 // WhenAt spends a token at the instant now and returns how long after now it is available.
-func (r *Bucket[T]) WhenAt(item T, now time.Time) time.Duration { return r.whenAt(item, now) }
+func (r *Bucket[T]) WhenAt(item T, now time.Time) time.Duration {
+	return when(&r.guard, core[T](r), item, now)
+}
 
 func (r *Bucket[T]) whenAt(_ T, now time.Time) time.Duration {
 	return r.Limiter.ReserveN(now, 1).DelayFrom(now)
@@ -35,10 +42,9 @@ func (r *Bucket[T]) Forget(T) {}
 
 func (r *Bucket[T]) forget(T) {}
 
-// adopt and release have nothing to do: the rate.Limiter guards itself.
-func (r *Bucket[T]) adopt(Owner) bool { return true }
+func (r *Bucket[T]) adopt(o Owner) bool { return r.guard.adopt(o) }
 
-func (r *Bucket[T]) release(Owner) {}
+func (r *Bucket[T]) release(o Owner) { r.guard.release(o) }
 
 func (r *Bucket[T]) safe() bool { return r != nil && r.Limiter != nil }
 

@@ -96,10 +96,14 @@ type core[T comparable] interface {
 //
 // A queue adopts its limiter when it is built, before its owner goroutine first calls it, and
 // releases it when it shuts down (see [Release]). Owners are told apart by identity, so o must
-// be a non-nil pointer: Adopt panics otherwise.
+// be a non-nil pointer to a value of non-zero size (pointers to zero-size values may be
+// equal): Adopt panics otherwise.
 func Adopt[T comparable](l RateLimiter[T], o Owner) (Adopted[T], bool) {
-	if v := reflect.ValueOf(o); !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
-		panic(fmt.Sprintf("workqueue: limiter.Adopt: owner %T is not a non-nil pointer", o))
+	if v := reflect.ValueOf(o); !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() || v.Type().Elem().Size() == 0 {
+		panic(fmt.Sprintf("workqueue: limiter.Adopt: owner %T is not a non-nil pointer to a value of some size", o))
+	}
+	if IsNil(l) {
+		return Adopted[T]{}, false
 	}
 	c, ok := l.(core[T])
 	if !ok || !c.safe() || !c.adopt(o) {

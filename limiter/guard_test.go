@@ -148,16 +148,32 @@ type doFunc func(func())
 
 func (d doFunc) Do(f func()) { d(f) }
 
+// zeroOwner is an Owner of size zero: two pointers to such values may be equal.
+type zeroOwner struct{}
+
+func (*zeroOwner) Do(f func()) { f() }
+
 // TestAdoptRefusesAnOwnerThatIsNotAPointer: Adopt tells owners apart by identity, so it panics,
-// before it adopts anything, for an owner that is not a non-nil pointer.
+// before it adopts anything, for an owner that is not a non-nil pointer to a value of some size.
 func TestAdoptRefusesAnOwnerThatIsNotAPointer(t *testing.T) {
 	l := NewExponential[int](time.Millisecond, time.Second)
-	for _, o := range []Owner{doFunc(func(f func()) { f() }), nil, (*owner)(nil)} {
-		assert.PanicsWithValue(t, fmt.Sprintf("workqueue: limiter.Adopt: owner %T is not a non-nil pointer", o),
+	for _, o := range []Owner{doFunc(func(f func()) { f() }), nil, (*owner)(nil), &zeroOwner{}} {
+		assert.PanicsWithValue(t,
+			fmt.Sprintf("workqueue: limiter.Adopt: owner %T is not a non-nil pointer to a value of some size", o),
 			func() { Adopt[int](l, o) })
 	}
 	_, ok := Adopt[int](l, &owner{})
 	assert.True(t, ok, "nothing was adopted before")
+	_, ok = Adopt[int]((*MaxWait[int])(nil), &owner{})
+	assert.False(t, ok, "a nil limiter")
+}
+
+// TestMaxOfKeepsItsOwnParts: changing the slice NewMaxOf was given changes nothing in it.
+func TestMaxOfKeepsItsOwnParts(t *testing.T) {
+	parts := []RateLimiter[int]{NewExponential[int](time.Second, time.Hour)}
+	l := NewMaxOf(parts...)
+	parts[0] = NewExponential[int](time.Hour, time.Hour)
+	assert.Equal(t, time.Second, l.When(1))
 }
 
 // TestReleaseGivesTheStateBack: once its owner releases it, a limiter takes its lock again, and

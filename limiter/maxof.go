@@ -2,6 +2,7 @@ package limiter
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -20,7 +21,7 @@ func NewMaxOf[T comparable](limiters ...RateLimiter[T]) *MaxOf[T] {
 			panic(fmt.Sprintf("workqueue: max-of rate limiter: limiter %d is nil", i))
 		}
 	}
-	return &MaxOf[T]{limiters: limiters}
+	return &MaxOf[T]{limiters: slices.Clone(limiters)} // later changes to the caller's slice do not reach it
 }
 
 // When asks every limiter, in order, and returns the longest wait.
