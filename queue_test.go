@@ -239,6 +239,39 @@ func TestShutDownWithDrainWaitsForProcessing(t *testing.T) {
 	})
 }
 
+// A worker that loops from Done to Get takes its next item before its Done reaches the owner;
+// the drain waits for that item too, so it returns only when the worker has done every item
+// queued when it began, as client-go's does (its drain looks again only once the worker has
+// the next item).
+func TestShutDownWithDrainWaitsForTheItemAWorkerTookAfterDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewTyped[string]()
+		var log []string // written by the worker, read once it has returned
+		worker := make(chan struct{})
+		go func() {
+			defer close(worker)
+			for {
+				item, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				time.Sleep(time.Second)
+				log = append(log, item)
+				q.Done(item)
+			}
+		}()
+		for _, item := range []string{"a", "b", "c"} {
+			q.Add(item)
+		}
+		synctest.Wait() // the worker is processing a
+		start := time.Now()
+		q.ShutDownWithDrain()
+		assert.Equal(t, 3*time.Second, time.Since(start), "c is done 3 s in")
+		<-worker
+		assert.Equal(t, []string{"a", "b", "c"}, log)
+	})
+}
+
 func TestShutDownDoesNotWaitForProcessing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := workqueue.New()

@@ -102,7 +102,7 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 			m.waiting.Clear()
 			m.wanted = 0
 		}
-		parked = m.drain(d.drain, c.reply, m.state.Processing())
+		parked = m.drain(d.drain, c.reply, m.inFlight())
 	}
 	m.noteDelayed()
 	return r, parked
@@ -208,7 +208,7 @@ func (m *fifo[T]) giveBack(item T) {
 	if !m.state.Done(item) {
 		return
 	}
-	if m.state.Processing() == 0 {
+	if m.inFlight() == 0 {
 		m.releaseDrainers()
 	}
 	if m.metrics.Enabled() {
@@ -225,9 +225,25 @@ func (m *fifo[T]) done(item T) {
 	if !m.state.Done(item) {
 		return
 	}
-	if m.state.Processing() == 0 {
+	if m.inFlight() == 0 {
 		m.releaseDrainers()
 	}
+}
+
+// inFlight returns the number of items being processed, counting those that getters have
+// taken from ready since the takes the owner has applied. A take sends no command: the owner
+// applies it with the next command stamped after it (see mailbox), but the item is in a
+// worker's hands from the take on, so a drain that ended without it would return while the
+// item is still processed. This is what a worker looping from Done to Get does: its Done can
+// reach the owner after its next take, and client-go's drain, which looks at processing only
+// once it has the lock back, then waits for that item too.
+func (m *fifo[T]) inFlight() int {
+	started := m.state.LastReservation() - uint64(m.state.Reservations())
+	ahead := 0
+	if taken := m.taken.Load(); taken > started {
+		ahead = int(taken - started)
+	}
+	return m.state.Processing() + ahead
 }
 
 // getNow hands out the next item at once, or reports shutdown when none waits. It serves
