@@ -183,6 +183,41 @@ func TestRetriesMetric(t *testing.T) {
 	})
 }
 
+// lookingCounter is a retries counter that looks at its queue as it counts.
+type lookingCounter struct {
+	metric
+	look func()
+}
+
+func (c *lookingCounter) Inc() { c.look(); c.metric.Inc() }
+
+type lookingProvider struct {
+	provider
+	retries *lookingCounter
+}
+
+func (p *lookingProvider) NewRetriesMetric(string) workqueue.CounterMetric { return p.retries }
+
+// client-go counts a retry in the caller's goroutine, outside its lock, so the counter may call
+// the queue; with a limiter the queue adopted, waiting for the owner from inside the owner
+// would hang every caller.
+func TestARetriesCounterMayCallItsQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var q workqueue.TypedRateLimitingInterface[string]
+		var seen []int
+		counter := &lookingCounter{look: func() { seen = append(seen, q.Len()) }}
+		q = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "looking", MetricsProvider: &lookingProvider{retries: counter}})
+		q.Add("a")
+		q.AddRateLimited("b")
+		q.AddRateLimited("c")
+		assert.Equal(t, []int{1, 1}, seen, "b and c wait out their backoff")
+		assert.Equal(t, 2, counter.count())
+		assert.Equal(t, 1, q.NumRequeues("b"))
+		q.ShutDown()
+	})
+}
+
 func TestUnnamedQueuesRecordNothing(t *testing.T) {
 	mp := &provider{}
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedItemBasedRateLimiter[string](),

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/internal/mutant"
+	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
 )
 
@@ -57,20 +58,20 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 
 // AddRateLimited adds item after the wait l decides. l is asked even after shutdown, as in
 // client-go, so the failure counts; the item itself is then dropped. Before shutdown, once l
-// has answered, it counts one retry on l's counter. A limiter that is not safe is asked in the
-// caller's goroutine (see Limiter).
+// has answered, it counts one retry on l's counter.
+//
+// The owner asks a limiter that is safe, when the queue counts no retries. Otherwise the
+// caller asks it (see Limiter: a call to a limiter this queue adopted is then handed to the
+// owner) and counts the retry itself, as client-go does, outside any lock: the counter is
+// foreign code, and one that looks at the queue, its Len say, must not wait for the owner
+// from inside it.
 func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T]) {
 	q.check("AddRateLimited", item)
-	if !l.safe.Load() {
-		q.AddAfter(item, l.whenAt(item, q.clock.Now()), l.retries)
+	if !l.safe.Load() || l.retries != nil {
+		q.AddAfter(item, limiter.WhenAt(l.limiter, item, q.clock.Now()), l.retries)
 		return
 	}
-	c := command[T]{op: opAddRateLimited, item: item, at: q.since(q.clock.Now()), lim: l}
-	if l.retries != nil {
-		q.call(c) // the counter may panic
-	} else {
-		q.post(c)
-	}
+	q.post(command[T]{op: opAddRateLimited, item: item, at: q.since(q.clock.Now()), lim: l})
 }
 
 // Forget makes l forget item's failures.

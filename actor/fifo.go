@@ -46,13 +46,11 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 			m.waiting.Schedule(c.item, c.at)
 		}
 	case opAddRateLimited:
-		// Asked even after shutdown, as client-go does: the failure still counts. So does the
-		// retry, between the answer and the add, as there.
+		// Asked even after shutdown, as client-go does: the failure still counts.
 		d := c.lim.whenAt(c.item, m.instantOf(c.at))
 		if m.shuttingDown {
 			break
 		}
-		c.lim.countRetry()
 		if d <= 0 {
 			m.add(c.item)
 		} else {

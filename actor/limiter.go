@@ -107,10 +107,3 @@ func (l *Limiter[T]) numRequeues(item T) int {
 	}
 	return l.limiter.NumRequeues(item)
 }
-
-// countRetry counts one retry, if l has a counter. It may panic: the counter is foreign code.
-func (l *Limiter[T]) countRetry() {
-	if l.retries != nil {
-		l.retries.Inc()
-	}
-}

@@ -45,8 +45,9 @@ type HistogramMetric interface {
 // Provider creates the metrics of a named queue. Each method is called once per queue, when the
 // queue is created, with the queue's name. A queue then calls the metrics from its owner
 // goroutine only (or, after shutdown, from one caller at a time), but for the retries counter:
-// AddAfter, and AddRateLimited with a rate limiter not of this module, count a retry in the
-// caller's goroutine, as client-go does, so that counter must be safe for concurrent use.
+// AddAfter and AddRateLimited count a retry in the caller's goroutine, as client-go does, so
+// that counter must be safe for concurrent use, and may call the queue. (A priority queue's
+// counts from its owner goroutine, as controller-runtime's counts under its lock.)
 type Provider interface {
 	NewDepthMetric(name string) GaugeMetric
 	NewAddsMetric(name string) CounterMetric
