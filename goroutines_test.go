@@ -182,3 +182,25 @@ func TestDelayingQueueAroundAForeignQueueStopsWithIt(t *testing.T) {
 		})
 	}
 }
+
+// A queue dropped without ShutDown, busy, ends its goroutine once the garbage collector finds
+// it unreachable, as client-go's plain queue, which has none, is collected.
+func TestADroppedQueueEndsItsGoroutine(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // after the collection below
+	busy := func(q workqueue.TypedInterface[string]) {
+		q.Add("a")
+		q.Add("b")
+		q.Get() // a is in processing, b waits
+		if d, ok := q.(workqueue.TypedDelayingInterface[string]); ok {
+			d.AddAfter("c", time.Hour) // the owner's alarm is armed
+		}
+		if r, ok := q.(workqueue.TypedRateLimitingInterface[string]); ok {
+			r.AddRateLimited("d")
+		}
+	}
+	for _, build := range kinds {
+		busy(build())
+	}
+	busy(workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{}))
+	runtime.GC()
+}

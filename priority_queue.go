@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"github.com/actorqueue/workqueue/actor"
@@ -73,7 +74,9 @@ func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *Ty
 	}
 	limiter := actor.NewLimiter("NewTypedPriorityQueue", rl) // before the queue starts
 	q := actor.NewPriority[T](config.Clock, metrics.Config{Name: config.Name, Provider: config.MetricsProvider})
-	return &TypedPriorityQueue[T]{q: q, limiter: q.Adopt(limiter, nil)}
+	pq := &TypedPriorityQueue[T]{q: q, limiter: q.Adopt(limiter, nil)}
+	runtime.AddCleanup(pq, (*actor.PriorityQueue[T]).Abandon, q) // see actor.Queue.Abandon
+	return pq
 }
 
 // Add adds item, ready at once, at priority zero; an item already ready or waiting becomes

@@ -1,6 +1,8 @@
 package workqueue
 
 import (
+	"runtime"
+
 	"github.com/actorqueue/workqueue/actor"
 	"github.com/actorqueue/workqueue/clock"
 	"github.com/actorqueue/workqueue/metrics"
@@ -64,7 +66,9 @@ type TypedQueueConfig[T comparable] struct {
 type QueueConfig = TypedQueueConfig[any]
 
 // Typed is a work queue (see the package documentation). Create it with NewTyped or
-// NewTypedWithConfig; its methods are safe for simultaneous use by multiple goroutines.
+// NewTypedWithConfig; its methods are safe for simultaneous use by multiple goroutines. It runs
+// one goroutine until it shuts down; a queue dropped without ShutDown shuts down once the
+// garbage collector finds it unreachable, which ends that goroutine.
 type Typed[T comparable] struct {
 	q *actor.Queue[T]
 }
@@ -84,12 +88,14 @@ func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
 
 // newTyped returns a new queue; a delaying one records the delayed-items gauge.
 func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) *Typed[T] {
-	return &Typed[T]{q: actor.New(actor.Config[T]{
+	t := &Typed[T]{q: actor.New(actor.Config[T]{
 		Clock:    config.Clock,
 		Storage:  config.Queue,
 		Metrics:  metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying},
 		Delaying: delaying,
 	})}
+	runtime.AddCleanup(t, (*actor.Queue[T]).Abandon, t.q) // see actor.Queue.Abandon
+	return t
 }
 
 // New returns a new, unnamed queue of any.

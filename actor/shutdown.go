@@ -44,3 +44,16 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 	}
 	return r.items, ctx.Err()
 }
+
+// Abandon shuts q down without waiting, for a queue that no caller can reach any more: the
+// root package calls it from a cleanup (runtime.AddCleanup) on the value its callers hold,
+// which nothing in q refers to, so that a queue dropped without ShutDown does not keep its
+// owner goroutine, and with it the queue, forever. (client-go's plain queue has no goroutine,
+// and is collected.) Once shutdown has begun it does nothing: in particular it never touches
+// the channels of a queue that has shut down inside a testing/synctest bubble, which the
+// cleanup, running outside every bubble, must not use.
+func (q *Queue[T]) Abandon() {
+	if !q.stopping.Load() {
+		q.mailbox.put(command[T]{op: opShutDown})
+	}
+}
