@@ -130,8 +130,23 @@ func (p *Provider) NewRetriesMetric(name string) workqueue.CounterMetric {
 	return p.retries.WithLabelValues(name)
 }
 
-// NewDelayedMetric returns the workqueue_delayed_depth gauge of the queue named name: how many
-// items wait in its delay heap, added with AddAfter or AddRateLimited and not yet due.
+// NewDelayedMetric returns the queue's share of the workqueue_delayed_depth gauge of its name
+// name: how many items wait in its delay heap, added with AddAfter or AddRateLimited and not
+// yet due. Queues of the same name share the series, which counts the items of them all.
 func (p *Provider) NewDelayedMetric(name string) workqueue.SettableGaugeMetric {
-	return p.delayed.WithLabelValues(name)
+	return &share{series: p.delayed.WithLabelValues(name)}
+}
+
+// share is one queue's part of a gauge that queues of one name share. The queue sets its own
+// count, and the series moves by the change, so that each queue's count adds to the others'
+// as the depth does (whose queues move it with Inc and Dec). A queue sets it from one goroutine
+// at a time.
+type share struct {
+	series prometheus.Gauge
+	last   float64
+}
+
+func (s *share) Set(v float64) {
+	s.series.Add(v - s.last)
+	s.last = v
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -117,6 +118,28 @@ func TestQueuesOfOneNameShareSeries(t *testing.T) {
 	if v := got.gauge(t, "workqueue_depth", "name", "twin"); v != 2 {
 		t.Errorf("depth = %v, want 2", v)
 	}
+}
+
+// TestDelayedItemsOfOneNameAddUp checks that workqueue_delayed_depth, set by each queue to its
+// own count, counts the delayed items of every queue of the name, as workqueue_depth does.
+func TestDelayedItemsOfOneNameAddUp(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	provider := newProvider(t, reg)
+	synctest.Test(t, func(t *testing.T) {
+		config := workqueue.TypedDelayingQueueConfig[string]{Name: "twin", MetricsProvider: provider}
+		first, second := workqueue.NewTypedDelayingQueueWithConfig(config), workqueue.NewTypedDelayingQueueWithConfig(config)
+		defer second.ShutDown()
+		first.AddAfter("a", time.Hour)
+		first.AddAfter("b", time.Hour)
+		second.AddAfter("a", time.Hour)
+		if v := gather(t, reg).gauge(t, "workqueue_delayed_depth", "name", "twin"); v != 3 {
+			t.Errorf("delayed depth = %v, want 3", v)
+		}
+		first.ShutDown() // drops its delayed items
+		if v := gather(t, reg).gauge(t, "workqueue_delayed_depth", "name", "twin"); v != 1 {
+			t.Errorf("delayed depth after the first queue's shutdown = %v, want 1", v)
+		}
+	})
 }
 
 // TestProvidersOfOneRegistryAreOne checks that a second provider for the same registry is the
