@@ -1,6 +1,7 @@
 package workqueue_test
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -275,5 +276,73 @@ func TestAPanicKeptForAQueueStaysWithIt(t *testing.T) {
 		assert.NotPanics(t, func() { second.AddRateLimited("b") })
 		assert.Equal(t, 1, second.Len(), "b was added")
 		assert.PanicsWithValue(t, "metric failed", func() { first.Len() }, "the panic is the first queue's")
+	})
+}
+
+// exitingMetric calls runtime.Goexit in its first Inc or Set, as a test's fake metric does when
+// it calls t.FailNow.
+type exitingMetric struct {
+	metric
+	once sync.Once
+}
+
+func (m *exitingMetric) Inc()          { m.once.Do(runtime.Goexit); m.metric.Inc() }
+func (m *exitingMetric) Set(v float64) { m.once.Do(runtime.Goexit); m.metric.Set(v) }
+
+type exitingProvider struct {
+	provider
+	adds, unfinished *exitingMetric // nil: the provider's own
+}
+
+func (p *exitingProvider) NewAddsMetric(name string) workqueue.CounterMetric {
+	if p.adds == nil {
+		return p.provider.NewAddsMetric(name)
+	}
+	return p.adds
+}
+
+func (p *exitingProvider) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGaugeMetric {
+	if p.unfinished == nil {
+		return p.provider.NewUnfinishedWorkSecondsMetric(name)
+	}
+	return p.unfinished
+}
+
+// A metric that ends its goroutine ends the caller's, as in client-go, where the caller runs
+// it: the queue's goroutine is replaced, and the queue goes on.
+func TestAMetricThatEndsTheGoroutineEndsOnlyTheCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{
+			Name: "exit", MetricsProvider: &exitingProvider{adds: &exitingMetric{}}})
+		exited := make(chan struct{})
+		go func() {
+			defer close(exited)
+			q.Add("a")
+			t.Error("Add returned")
+		}()
+		<-exited
+		assert.Equal(t, 0, q.Len(), "a is not added, as in client-go, whose metric comes first")
+		q.Add("b")
+		item, _ := q.Get()
+		assert.Equal(t, "b", item)
+		q.Done(item)
+		q.ShutDown()
+	})
+}
+
+// A periodic metric that ends the goroutine, with no caller waiting, does not stop the queue.
+func TestATickThatEndsTheGoroutineDoesNotStopTheQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{
+			Name: "exit", MetricsProvider: &exitingProvider{unfinished: &exitingMetric{}}})
+		q.Add("a")
+		item, _ := q.Get()
+		time.Sleep(time.Second) // a tick comes while a is in processing
+		q.Done(item)
+		q.Add("b")
+		item, _ = q.Get()
+		assert.Equal(t, "b", item)
+		q.Done(item)
+		q.ShutDown()
 	})
 }

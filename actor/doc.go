@@ -67,7 +67,10 @@
 // the next caller of the queue that waits for an answer (not a call to its limiter made
 // elsewhere, see below); a delayed item whose metrics panic is added all the
 // same. A Get that raises a panic hands out nothing: the item it was to return goes back to the
-// queue, so that no item is left in processing with nobody to call Done.
+// queue, so that no item is left in processing with nobody to call Done. Code that calls
+// runtime.Goexit (a test's fake metric calling t.FailNow) ends the goroutine of the caller whose
+// command ran it, as in client-go, where that caller runs it; the owner's goroutine, which
+// Goexit ends too, is replaced (see Queue.succeed).
 //
 // # Rate limiters
 //

@@ -138,16 +138,19 @@ func (m *fifo[T]) add(item T) {
 	m.state.Add(item)
 }
 
-// addDue is add for an item that fell due, which no caller waits for: if the metrics panic as
-// they hear of it, the item is added all the same, rather than lost, and the panic is kept for
-// the next caller that waits. (client-go's process ends there.)
+// addDue is add for an item that fell due, which no caller waits for: it is added first, and
+// then the metrics hear of it, so that it is not lost if they panic (the panic is kept for the
+// next caller that waits; client-go's process ends there) or end the goroutine.
 func (m *fifo[T]) addDue(item T) {
 	if m.shuttingDown || m.forward != nil || !m.metrics.Enabled() {
 		m.add(item)
 		return
 	}
-	m.guard(func() { m.hearAdd(item) })
+	pending := m.state.Pending(item)
 	m.state.Add(item)
+	if !pending {
+		m.guard(func() { m.metrics.Added(item, 0, m.clock.Now()) })
+	}
 }
 
 // hearAdd tells the metrics that item is added, unless it is pending already.

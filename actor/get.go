@@ -62,7 +62,7 @@ func (q *Queue[T]) get(ctx context.Context) (item T, shutdown bool, err error) {
 // Done for it.
 func (q *Queue[T]) take(h handoff[T]) T {
 	if h.fault != nil {
-		panic(h.fault)
+		raiseFault(h.fault)
 	}
 	raise(&q.taken, h.seq)
 	if len(q.ready) == 0 && q.more.Load() && !mutant.Active(mutant.Unnudged) {
@@ -73,7 +73,7 @@ func (q *Queue[T]) take(h handoff[T]) T {
 	if q.waits {
 		if r := q.ask(command[T]{op: opTaken, item: h.item}); r.fault != nil {
 			q.send(command[T]{op: opGiveBack, item: h.item})
-			panic(r.fault)
+			raiseFault(r.fault)
 		}
 	}
 	return h.item

@@ -58,10 +58,11 @@ type Queue[T comparable] struct {
 	checkKeys bool        // items may fail to hash: check them before they reach the owner
 	readAhead bool        // items go to ready before getters ask (the built-in FIFO)
 
-	replies sync.Pool     // chan result[T], buffer 1
-	tomb    sync.Mutex    // held by whoever applies commands after the handover
-	adopted []*Limiter[T] // the limiters q adopted, in whole or in part, until released (under tomb)
-	m       rules[T]
+	applying *segment[T]   // the segment whose commands are being applied, if any (see execFrom)
+	replies  sync.Pool     // chan result[T], buffer 1
+	tomb     sync.Mutex    // held by whoever applies commands after the handover
+	adopted  []*Limiter[T] // the limiters q adopted, in whole or in part, until released (under tomb)
+	m        rules[T]
 
 	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it
 	// sits on a cache line of its own, away from the fields every caller reads.

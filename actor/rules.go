@@ -115,7 +115,7 @@ func (b *base[T]) answer(reply chan result[T], r result[T]) {
 // keep stashes the panic p, if there is one and none is stashed already. Len must then ask
 // the owner, so as to raise it: the length left for Len is voided.
 func (b *base[T]) keep(p any) {
-	if p != nil && b.stash == nil {
+	if _, exited := p.(goexit); p != nil && !exited && b.stash == nil {
 		b.stash = p
 		b.mailbox.voidRest()
 	}
@@ -269,11 +269,13 @@ func (b *base[T]) tick(now time.Time) {
 	if b.tickAt.IsZero() || now.Before(b.tickAt) {
 		return
 	}
-	b.guard(func() { b.metrics.UpdateUnfinished(now) })
 	b.tickAt = time.Time{}
 	if b.ticksAlways() || b.metrics.InFlight() {
 		b.tickAt = b.nextTick(now)
 	}
+	// Scheduled first: should the metric end the goroutine (see Queue.succeed), the next owner
+	// does not tick again at once.
+	b.guard(func() { b.metrics.UpdateUnfinished(now) })
 }
 
 // nextTick returns the first unfinished-work tick after now, on meter.

@@ -1,5 +1,7 @@
 package actor
 
+import "runtime"
+
 // start starts the owner goroutine. It arms the alarm first, in the caller's goroutine, so
 // that a queue whose timers run from its creation (on an injected clock, see base.injected and
 // base.startHeartbeat) waits on its clock by the time its constructor returns, as client-go's
@@ -15,13 +17,59 @@ func (q *Queue[T]) start() {
 // ticks, on the real clock, serves the unfinished-work ticks that do not follow the queue's
 // clock (see newShell), and is never armed otherwise.
 func (q *Queue[T]) run(a, ticks *alarm) {
-	defer close(q.exited)
-	defer a.stop()
-	defer ticks.stop()
+	cut := true // until the handover is through (see succeed)
+	defer func() {
+		if cut {
+			q.succeed(a, ticks)
+		}
+	}()
 	for !q.m.finished() {
 		q.turn(a, ticks)
 	}
 	q.handOver()
+	cut = false
+	q.exit(a, ticks)
+}
+
+// exit stops the alarms and marks the owner goroutine as ended.
+func (q *Queue[T]) exit(a, ticks *alarm) {
+	a.stop()
+	ticks.stop()
+	close(q.exited)
+}
+
+// succeed takes over from an owner goroutine that foreign code it ran (a metric, a storage, a
+// clock, the inner queue of a Delayer) ended with runtime.Goexit, as a test's fake does when it
+// calls t.FailNow. Goexit cannot be stopped, and in client-go it ends only the goroutine that
+// called that code: the caller's, or a loop of the queue's own. Here it would end the goroutine
+// every caller depends on. The command that ran the code is answered with the Goexit (see
+// execFrom), and a new owner goroutine carries on from the next one; or, once the state is
+// handed over, callers apply their commands themselves, and the owner ends as it would have.
+// Every panic is recovered before it gets here, but one from a clock, which ends the process as
+// before.
+func (q *Queue[T]) succeed(a, ticks *alarm) {
+	select {
+	case <-q.handover:
+		q.tomb.Lock()
+		q.release()
+		q.tomb.Unlock()
+		q.exit(a, ticks)
+	default:
+		go q.run(a, ticks)
+	}
+}
+
+// goexit is the fault that answers a command whose foreign code called runtime.Goexit: its
+// caller then calls runtime.Goexit too (see raiseFault). With nobody waiting, it is dropped, not
+// kept for the next caller (see base.keep), who has nothing to do with it.
+type goexit struct{}
+
+// raiseFault raises in the caller the fault an answer carries: a panic, or a Goexit.
+func raiseFault(fault any) {
+	if _, ok := fault.(goexit); ok {
+		runtime.Goexit()
+	}
+	panic(fault)
 }
 
 // turn takes the pending commands, or sleeps until a command, a getter's nudge or an alarm
@@ -61,8 +109,10 @@ func (q *Queue[T]) turn(a, ticks *alarm) {
 func (q *Queue[T]) apply(chain *segment[T]) {
 	for s := chain; s != nil; s = s.next {
 		q.m.prefetch(s.commands)
+		q.applying = s
 		q.execAll(s.commands)
 	}
+	q.applying = nil
 	q.mailbox.recycle(chain)
 }
 
@@ -79,9 +129,14 @@ func (q *Queue[T]) execAll(commands []command[T]) {
 // whole run of commands, rather than each command setting up its own.
 func (q *Queue[T]) execFrom(commands []command[T], i int) (next int) {
 	defer func() {
-		if p := recover(); p != nil {
+		switch p := recover(); {
+		case p != nil:
 			q.m.fail(&commands[next], p)
 			next++
+		case next < len(commands): // runtime.Goexit (see succeed): the goroutine ends
+			q.m.fail(&commands[next], goexit{})
+			q.mailbox.putBack(commands[next+1:], q.applying)
+			q.applying = nil
 		}
 	}()
 	for next = i; next < len(commands); next++ {

@@ -22,7 +22,7 @@ func (q *Queue[T]) post(c command[T]) {
 func (q *Queue[T]) call(c command[T]) result[T] {
 	r := q.ask(c)
 	if r.fault != nil {
-		panic(r.fault)
+		raiseFault(r.fault)
 	}
 	return r
 }

@@ -30,7 +30,7 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 		q.replies.Put(reply)
 		<-q.exited
 		if r.fault != nil {
-			panic(r.fault)
+			raiseFault(r.fault)
 		}
 		return nil, nil
 	case <-ctx.Done():
