@@ -78,8 +78,11 @@ func (g *guard) release(o Owner) {
 
 // core is what every limiter of this package has under its exported methods: the calls
 // themselves, without the guard, and adoption of the state the limiter and its parts hold.
+// A type that embeds one of our limiters has these methods too, promoted; ask [ours] whether a
+// limiter is one of this package's before calling them.
 type core[T comparable] interface {
 	RateLimiter[T]
+	Timed[T]
 	whenAt(item T, now time.Time) time.Duration
 	forget(item T)
 	numRequeues(item T) int
@@ -105,7 +108,7 @@ func Adopt[T comparable](l RateLimiter[T], o Owner) (Adopted[T], bool) {
 	if IsNil(l) {
 		return Adopted[T]{}, false
 	}
-	c, ok := l.(core[T])
+	c, ok := ours(l)
 	if !ok || !c.safe() || !c.adopt(o) {
 		return Adopted[T]{}, false
 	}
@@ -117,7 +120,7 @@ func Adopt[T comparable](l RateLimiter[T], o Owner) (Adopted[T], bool) {
 // of its calls to l under way, and calls l only through its exported methods afterwards; a
 // queue releases its limiter as it shuts down, so that the limiter keeps no reference to it.
 func Release[T comparable](l RateLimiter[T], o Owner) {
-	if c, ok := l.(core[T]); ok && c.safe() {
+	if c, ok := ours(l); ok && c.safe() {
 		c.release(o)
 	}
 }
@@ -144,6 +147,31 @@ var (
 	_ core[int] = (*MaxOf[int])(nil)
 	_ core[int] = MaxWait[int]{}
 )
+
+// ours returns the core of l if l is one of this package's limiters: if its dynamic type is one
+// of those above, and not a type of yours that embeds one. Such a type has our unexported
+// methods too, promoted from the limiter it embeds, but they would skip the When, Forget and
+// NumRequeues it declares: it must be called through those, as client-go calls it. Every
+// question of whether a limiter is ours (Safe, IsNil, Adopt, Release, WhenAt, the combinators'
+// parts) is asked here.
+//
+// It asks of l's type, not of its value, so it cannot panic: comparing l with the limiter its
+// core methods see would panic for a MaxWait around a limiter that is not comparable, and would
+// fail for a *MaxWait, whose methods, with a value receiver, see a MaxWait.
+func ours[T comparable](l RateLimiter[T]) (core[T], bool) {
+	switch l.(type) {
+	case *Exponential[T], *FastSlow[T], *Bucket[T], *ItemBucket[T], *MaxOf[T], MaxWait[T], *MaxWait[T]:
+		c, ok := l.(core[T])
+		return c, ok
+	}
+	return nil, false
+}
+
+// part returns the core of l, a part of a safe combinator, and so one of ours (see safe).
+func part[T comparable](l RateLimiter[T]) core[T] {
+	c, _ := ours(l)
+	return c
+}
 
 // when, forget and count are the exported WhenAt, Forget and NumRequeues of a limiter c with
 // state, guarded by g: under g's lock, or through its owner while it has one. The lock path

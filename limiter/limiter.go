@@ -46,24 +46,41 @@ type RateLimiter[T comparable] interface {
 }
 
 // Timed is implemented by limiters whose answer depends on the current time.
+//
+// A type of yours that embeds one of this package's limiters implements Timed through the
+// WhenAt it embeds, which would skip the When your type declares. Since a promoted WhenAt
+// cannot be told apart from a declared one, [WhenAt] asks any such type through When, as
+// client-go does, even one that declares a WhenAt of its own; it asks any other type that
+// implements Timed through WhenAt.
 type Timed[T comparable] interface {
 	// WhenAt is When at the instant now.
 	WhenAt(item T, now time.Time) time.Duration
 }
 
 // WhenAt asks l how long item should wait, at the instant now when l implements [Timed], and
-// through l.When otherwise.
+// through l.When otherwise, or when l embeds one of this package's limiters (see [Timed]).
 func WhenAt[T comparable](l RateLimiter[T], item T, now time.Time) time.Duration {
-	if t, ok := l.(Timed[T]); ok {
+	if t, ok := l.(Timed[T]); ok && !embeds(l) {
 		return t.WhenAt(item, now)
 	}
 	return l.When(item)
 }
 
+// embeds reports whether l has the methods of this package's limiters without being one of
+// them: whether its type embeds one.
+func embeds[T comparable](l RateLimiter[T]) bool {
+	if _, ok := l.(core[T]); !ok {
+		return false
+	}
+	_, own := ours(l)
+	return !own
+}
+
 // Safe reports whether l is one of this package's limiters, built only from parts of this
 // package, so that none of its methods can panic for a hashable item. A queue may then record a
-// Forget or an AddRateLimited without making the caller wait to hear whether it panicked.
+// Forget or an AddRateLimited without making the caller wait to hear whether it panicked. A
+// type of yours that embeds one of them is not safe: its own methods may do anything.
 func Safe[T comparable](l RateLimiter[T]) bool {
-	s, ok := l.(interface{ safe() bool })
-	return ok && s.safe()
+	c, ok := ours(l)
+	return ok && c.safe()
 }

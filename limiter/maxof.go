@@ -58,7 +58,7 @@ func (r *MaxOf[T]) Forget(item T) {
 func (r *MaxOf[T]) whenAt(item T, now time.Time) time.Duration {
 	var longest time.Duration
 	for _, l := range r.limiters {
-		longest = max(longest, l.(core[T]).whenAt(item, now))
+		longest = max(longest, part(l).whenAt(item, now))
 	}
 	return longest
 }
@@ -66,28 +66,28 @@ func (r *MaxOf[T]) whenAt(item T, now time.Time) time.Duration {
 func (r *MaxOf[T]) numRequeues(item T) int {
 	most := 0
 	for _, l := range r.limiters {
-		most = max(most, l.(core[T]).numRequeues(item))
+		most = max(most, part(l).numRequeues(item))
 	}
 	return most
 }
 
 func (r *MaxOf[T]) forget(item T) {
 	for _, l := range r.limiters {
-		l.(core[T]).forget(item)
+		part(l).forget(item)
 	}
 }
 
 // release releases every part o owns.
 func (r *MaxOf[T]) release(o Owner) {
 	for _, l := range r.limiters {
-		l.(core[T]).release(o)
+		part(l).release(o)
 	}
 }
 
 // adopt adopts every part, in order, up to the first that another owner holds.
 func (r *MaxOf[T]) adopt(o Owner) bool {
 	for _, l := range r.limiters {
-		if !l.(core[T]).adopt(o) {
+		if !part(l).adopt(o) {
 			return false
 		}
 	}

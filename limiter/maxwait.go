@@ -42,15 +42,15 @@ func (w MaxWait[T]) Forget(item T) { w.limiter.Forget(item) }
 // core: for a safe MaxWait only, whose limiter is of this package.
 
 func (w MaxWait[T]) whenAt(item T, now time.Time) time.Duration {
-	return min(w.limiter.(core[T]).whenAt(item, now), w.maxDelay)
+	return min(part(w.limiter).whenAt(item, now), w.maxDelay)
 }
 
-func (w MaxWait[T]) numRequeues(item T) int { return w.limiter.(core[T]).numRequeues(item) }
+func (w MaxWait[T]) numRequeues(item T) int { return part(w.limiter).numRequeues(item) }
 
-func (w MaxWait[T]) forget(item T) { w.limiter.(core[T]).forget(item) }
+func (w MaxWait[T]) forget(item T) { part(w.limiter).forget(item) }
 
-func (w MaxWait[T]) adopt(o Owner) bool { return w.limiter.(core[T]).adopt(o) }
+func (w MaxWait[T]) adopt(o Owner) bool { return part(w.limiter).adopt(o) }
 
-func (w MaxWait[T]) release(o Owner) { w.limiter.(core[T]).release(o) }
+func (w MaxWait[T]) release(o Owner) { part(w.limiter).release(o) }
 
 func (w MaxWait[T]) safe() bool { return Safe(w.limiter) }

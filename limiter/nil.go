@@ -22,6 +22,6 @@ func IsNil[T comparable](l RateLimiter[T]) bool {
 	if l == nil {
 		return true
 	}
-	_, own := l.(interface{ safe() bool })
+	_, own := ours(l)
 	return own && isNil(l)
 }
