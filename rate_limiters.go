@@ -46,7 +46,8 @@ func DefaultTypedItemBasedRateLimiter[T comparable]() TypedRateLimiter[T] {
 func DefaultItemBasedRateLimiter() RateLimiter { return DefaultTypedItemBasedRateLimiter[any]() }
 
 // TypedBucketRateLimiter is one token bucket for all items: every retry spends a token. Build
-// it as &TypedBucketRateLimiter[T]{Limiter: rate.NewLimiter(qps, burst)}.
+// it as &TypedBucketRateLimiter[T]{Limiter: rate.NewLimiter(qps, burst)}, or unkeyed, as with
+// client-go: its one field is the embedded *rate.Limiter.
 type TypedBucketRateLimiter[T comparable] = limiter.Bucket[T]
 
 // BucketRateLimiter is TypedBucketRateLimiter[any].

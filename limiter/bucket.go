@@ -2,22 +2,28 @@ package limiter
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
+	"weak"
 
 	"golang.org/x/time/rate"
 )
 
 // Bucket is one token bucket shared by all items: every retry of any item spends a token, and
 // waits for one when the bucket is empty. It is client-go's BucketRateLimiter, with the same
-// shape, so &Bucket[T]{Limiter: rate.NewLimiter(10, 100)} works as there. It tracks no
-// failures. Its methods are safe for simultaneous use by multiple goroutines.
+// shape, so &Bucket[T]{rate.NewLimiter(10, 100)} and &Bucket[T]{Limiter: rate.NewLimiter(10,
+// 100)} work as there, and a Bucket may be copied and compared. It tracks no failures. Its
+// methods are safe for simultaneous use by multiple goroutines.
 //
 // Its rate.Limiter guards itself, but a queue adopts a Bucket all the same, so that a retry
 // asked of it through another queue, or directly, spends its token after the retries this
-// queue was asked for before (see the package documentation).
+// queue was asked for before (see the package documentation). What a queue adopts is the
+// rate.Limiter, the state whose order matters: Buckets over the same rate.Limiter are adopted
+// together, by the first queue that adopts one of them. Set Limiter before a queue adopts the
+// Bucket, and leave it: a queue releases the rate.Limiter the Bucket holds when it shuts down.
 type Bucket[T comparable] struct {
 	*rate.Limiter
-	guard
 }
 
 // When spends a token now and returns how long until it is available.
@@ -25,7 +31,7 @@ func (r *Bucket[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now(
 
 // WhenAt spends a token at the instant now and returns how long after now it is available.
 func (r *Bucket[T]) WhenAt(item T, now time.Time) time.Duration {
-	return when(&r.guard, core[T](r), item, now)
+	return when(guardOf(r.Limiter), core[T](r), item, now)
 }
 
 func (r *Bucket[T]) whenAt(_ T, now time.Time) time.Duration {
@@ -42,11 +48,34 @@ func (r *Bucket[T]) Forget(T) {}
 
 func (r *Bucket[T]) forget(T) {}
 
-func (r *Bucket[T]) adopt(o Owner) bool { return r.guard.adopt(o) }
+func (r *Bucket[T]) adopt(o Owner) bool { return guardOf(r.Limiter).adopt(o) }
 
-func (r *Bucket[T]) release(o Owner) { r.guard.release(o) }
+func (r *Bucket[T]) release(o Owner) { guardOf(r.Limiter).release(o) }
 
 func (r *Bucket[T]) safe() bool { return r != nil && r.Limiter != nil }
+
+// guards holds the guard of every rate.Limiter a Bucket has used, since a Bucket has no room
+// for one. It holds each rate.Limiter weakly: the entry goes once the rate.Limiter is
+// collected. A weak pointer, unlike an address, is never that of a later rate.Limiter.
+var guards sync.Map // weak.Pointer[rate.Limiter] to *guard
+
+// guardOf returns the guard of the token bucket l, creating it on first use. For a nil l it
+// returns a guard of its own: the call it guards panics, in the caller, as client-go's does.
+func guardOf(l *rate.Limiter) *guard {
+	if l == nil {
+		return new(guard)
+	}
+	key := weak.Make(l)
+	g, ok := guards.Load(key) // without an allocation, once l has a guard
+	if !ok {
+		var loaded bool
+		g, loaded = guards.LoadOrStore(key, new(guard))
+		if !loaded { // one cleanup for each entry stored
+			runtime.AddCleanup(l, func(key weak.Pointer[rate.Limiter]) { guards.Delete(key) }, key)
+		}
+	}
+	return g.(*guard)
+}
 
 // ItemBucket gives every item a token bucket of its own, refilled at the same rate: one item
 // retried in a loop is slowed down without slowing down the others. It comes from client-go's

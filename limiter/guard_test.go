@@ -111,10 +111,12 @@ func TestAdoptionIsExclusive(t *testing.T) {
 }
 
 // TestCallsUnderTheGuardDoNotAllocate: a limiter no queue has adopted is called under its
-// guard's lock without a closure, as client-go's are called under theirs: no allocation.
+// guard's lock without a closure, as client-go's are called under theirs: no allocation. A
+// Bucket finds its guard without one, once its first call has made it.
 func TestCallsUnderTheGuardDoNotAllocate(t *testing.T) {
 	l := NewMaxOf[int](NewExponential[int](time.Millisecond, time.Second, ForgetAfter(0)),
-		NewFastSlow[int](time.Millisecond, time.Second, 3, ForgetAfter(0)))
+		NewFastSlow[int](time.Millisecond, time.Second, 3, ForgetAfter(0)),
+		&Bucket[int]{rate.NewLimiter(rate.Inf, 1)})
 	allocs := testing.AllocsPerRun(100, func() {
 		l.When(1)
 		l.NumRequeues(1)
