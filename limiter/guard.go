@@ -138,7 +138,8 @@ func (a Adopted[T]) Forget(item T) { a.c.forget(item) }
 // NumRequeues is the limiter's NumRequeues.
 func (a Adopted[T]) NumRequeues(item T) int { return a.c.numRequeues(item) }
 
-// Every limiter of this package is a core, and so can be adopted.
+// Every limiter of this package is a core, and so can be adopted, once ours lists its type: a
+// type it does not list is called as a user's limiter is, correctly but without adoption.
 var (
 	_ core[int] = (*Exponential[int])(nil)
 	_ core[int] = (*FastSlow[int])(nil)
