@@ -100,7 +100,7 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 			m.waiting.Clear()
 			m.wanted = 0
 		}
-		parked = m.drain(d.drain, c.reply, m.inFlight())
+		parked = m.drain(d.drain, c.reply, !m.idle())
 	}
 	m.noteDelayed()
 	return r, parked
@@ -209,7 +209,7 @@ func (m *fifo[T]) giveBack(item T) {
 	if !m.state.Done(item) {
 		return
 	}
-	if m.inFlight() == 0 {
+	if len(m.drainers) > 0 && m.idle() {
 		m.releaseDrainers()
 	}
 	if m.metrics.Enabled() {
@@ -226,25 +226,25 @@ func (m *fifo[T]) done(item T) {
 	if !m.state.Done(item) {
 		return
 	}
-	if m.inFlight() == 0 {
+	if len(m.drainers) > 0 && m.idle() {
 		m.releaseDrainers()
 	}
 }
 
-// inFlight returns the number of items being processed, counting those that getters have
-// taken from ready since the takes the owner has applied. A take sends no command: the owner
-// applies it with the next command stamped after it (see mailbox), but the item is in a
-// worker's hands from the take on, so a drain that ended without it would return while the
-// item is still processed. This is what a worker looping from Done to Get does: its Done can
-// reach the owner after its next take, and client-go's drain, which looks at processing only
-// once it has the lock back, then waits for that item too.
-func (m *fifo[T]) inFlight() int {
-	started := m.state.LastReservation() - uint64(m.state.Reservations())
-	ahead := 0
-	if taken := m.taken.Load(); taken > started {
-		ahead = int(taken - started)
+// idle reports whether no item is being processed, counting those that getters have taken
+// from ready beyond the takes the owner has applied. A take sends no command: the owner applies
+// it with the next command stamped after it (see mailbox), but the item is in a worker's hands
+// from the take on, so a drain that ended without it would return while the item is still
+// processed. This is what a worker looping from Done to Get does: its Done can reach the owner
+// after its next take, and client-go's drain, which looks at processing only once it has the
+// lock back, then waits for that item too. The watermark, which getters write, is read only
+// when nothing else is in processing.
+func (m *fifo[T]) idle() bool {
+	if m.state.Processing() > 0 {
+		return false
 	}
-	return m.state.Processing() + ahead
+	started := m.state.LastReservation() - uint64(m.state.Reservations())
+	return m.taken.Load() <= started
 }
 
 // getNow hands out the next item at once, or reports shutdown when none waits. It serves

@@ -97,7 +97,7 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 			}
 			m.getters = nil
 		}
-		parked = m.drain(d.drain, c.reply, m.state.Processing())
+		parked = m.drain(d.drain, c.reply, m.state.Processing() > 0)
 	}
 	return r, parked
 }

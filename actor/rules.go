@@ -154,14 +154,14 @@ func (b *base[T]) beginShutdown() bool {
 }
 
 // drain ends every drain (a plain ShutDown), or parks reply until no item is being processed
-// (ShutDownWithDrain), and reports whether it parked. processing is the number of items being
+// (ShutDownWithDrain), and reports whether it parked. busy says whether items are being
 // processed.
-func (b *base[T]) drain(drain bool, reply chan result[T], processing int) bool {
+func (b *base[T]) drain(drain bool, reply chan result[T], busy bool) bool {
 	if !drain {
 		b.releaseDrainers()
 		return false
 	}
-	if processing == 0 || mutant.Active(mutant.EarlyDrain) {
+	if !busy || mutant.Active(mutant.EarlyDrain) {
 		return false
 	}
 	b.drainers = append(b.drainers, reply)
