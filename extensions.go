@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/actorqueue/workqueue/actor"
 )
@@ -42,6 +43,7 @@ func (q *Typed[T]) AddBatch(items ...T) { q.q.AddBatch(items...) }
 // that gives up takes nothing, so no item is lost or left in processing: workers can be stopped
 // this way without shutting the queue down.
 func (q *Typed[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, err error) {
+	defer runtime.KeepAlive(q) // as in Get
 	return q.q.GetWithContext(ctx)
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"go.uber.org/goleak"
@@ -203,4 +204,28 @@ func TestADroppedQueueEndsItsGoroutine(t *testing.T) {
 	}
 	busy(workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{}))
 	runtime.GC()
+}
+
+// A getter waiting in Get keeps its queue reachable, though nothing else refers to it: a
+// delayed item may be due for it later, and a collected queue would shut down without handing
+// the item out.
+func TestAWaitingGetterKeepsItsQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewTyped[string]()
+		kept := weak.Make(q)
+		got := make(chan string)
+		go func() {
+			item, _ := q.Get()
+			got <- item
+		}()
+		synctest.Wait() // the getter waits
+		q = nil
+		runtime.GC()
+		if !assert.NotNil(t, kept.Value(), "the queue was collected while a getter waited") {
+			return
+		}
+		kept.Value().Add("a")
+		assert.Equal(t, "a", <-got)
+		kept.Value().ShutDown()
+	})
 }

@@ -107,16 +107,21 @@ func (q *TypedPriorityQueue[T]) NumRequeues(item T) int { return q.q.NumRequeues
 
 // Get blocks until an item can be handed out: the highest priority first, in order within a
 // priority. Once the queue is shutting down it returns shutdown == true at once.
-func (q *TypedPriorityQueue[T]) Get() (item T, shutdown bool) { return q.q.Get() }
+func (q *TypedPriorityQueue[T]) Get() (item T, shutdown bool) {
+	defer runtime.KeepAlive(q) // as in Typed.Get
+	return q.q.Get()
+}
 
 // GetWithPriority is Get that also returns the item's priority.
 func (q *TypedPriorityQueue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
+	defer runtime.KeepAlive(q) // as in Typed.Get
 	return q.q.GetWithPriority()
 }
 
 // GetWithContext is Get that gives up when ctx is done, returning ctx.Err(); a getter that gives
 // up takes no item.
 func (q *TypedPriorityQueue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, err error) {
+	defer runtime.KeepAlive(q) // as in Typed.Get
 	return q.q.GetWithContext(ctx)
 }
 

@@ -94,7 +94,9 @@ func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) *Typed[T]
 		Metrics:  metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying},
 		Delaying: delaying,
 	})}
-	runtime.AddCleanup(t, (*actor.Queue[T]).Abandon, t.q) // see actor.Queue.Abandon
+	// Shut down once unreachable (see actor.Queue.Abandon). A delayed item may still be due for a
+	// getter waiting in Get, with no other reference to t: Get keeps t alive while it waits.
+	runtime.AddCleanup(t, (*actor.Queue[T]).Abandon, t.q)
 	return t
 }
 
@@ -122,7 +124,10 @@ func (q *Typed[T]) Len() int { return q.q.Len() }
 
 // Get blocks until an item can be processed and returns it. Once the queue is shut down and
 // empty, it returns shutdown == true at once. Call Done with every item it returns.
-func (q *Typed[T]) Get() (item T, shutdown bool) { return q.q.Get() }
+func (q *Typed[T]) Get() (item T, shutdown bool) {
+	defer runtime.KeepAlive(q) // a waiting getter keeps the queue from its cleanup (see newTyped)
+	return q.q.Get()
+}
 
 // Done marks item as processed; if it was added again meanwhile, it is queued again. Done of an
 // item that is not being processed does nothing.

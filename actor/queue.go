@@ -57,6 +57,7 @@ type Queue[T comparable] struct {
 	waits     bool        // callers wait for every command: the owner runs foreign code
 	checkKeys bool        // items may fail to hash: check them before they reach the owner
 	readAhead bool        // items go to ready before getters ask (the built-in FIFO)
+	bubbled   bool        // built in a testing/synctest bubble (see Abandon)
 
 	applying *segment[T]   // the segment whose commands are being applied, if any (see execFrom)
 	replies  sync.Pool     // chan result[T], buffer 1
@@ -129,6 +130,7 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 		alarmWith: c,
 		waits:     meters.Enabled(),
 		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
+		bubbled:   inBubble(),
 	}
 	q.origin = q.clock.Now()
 	q.mailbox = newMailbox[T](&q.taken, &q.stopping)

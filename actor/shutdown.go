@@ -1,6 +1,10 @@
 package actor
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"runtime"
+)
 
 // ShutDown makes the queue ignore new items. Getters of a FIFO queue then receive the items
 // still waiting, then shutdown == true; those of a priority queue, shutdown == true at once. It
@@ -49,11 +53,20 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 // root package calls it from a cleanup (runtime.AddCleanup) on the value its callers hold,
 // which nothing in q refers to, so that a queue dropped without ShutDown does not keep its
 // owner goroutine, and with it the queue, forever. (client-go's plain queue has no goroutine,
-// and is collected.) Once shutdown has begun it does nothing: in particular it never touches
-// the channels of a queue that has shut down inside a testing/synctest bubble, which the
-// cleanup, running outside every bubble, must not use.
+// and is collected.) It does nothing once shutdown has begun, nor for a queue built in a
+// testing/synctest bubble: the cleanup runs outside every bubble, and touching a bubble's
+// channels from there ends the process. A bubble reports the goroutine it finds left blocked.
 func (q *Queue[T]) Abandon() {
-	if !q.stopping.Load() {
+	if !q.bubbled && !q.stopping.Load() {
 		q.mailbox.put(command[T]{op: opShutDown})
 	}
+}
+
+// inBubble reports whether the calling goroutine runs in a testing/synctest bubble. No package
+// answers this, but the runtime names the bubble in the header of a goroutine's stack trace:
+// "goroutine 7 [running, synctest bubble 1]:".
+func inBubble() bool {
+	var buf [128]byte
+	header, _, _ := bytes.Cut(buf[:runtime.Stack(buf[:], false)], []byte("\n"))
+	return bytes.Contains(header, []byte("synctest bubble"))
 }

@@ -2,6 +2,7 @@ package actor
 
 import (
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 
@@ -26,4 +27,36 @@ func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 	q.turn(&a, &alarm{})
 	assert.Equal(t, 0, q.m.(*fifo[string]).state.Len(), "b was added after the shutdown")
 	assert.Equal(t, 1, noWait.numRequeues("b"), "the failure still counts")
+}
+
+// TestAbandonLeavesABubblesQueueAlone: a cleanup runs outside every synctest bubble, where
+// touching a bubble's channels ends the process. Abandon, called from there, does nothing to a
+// queue built in a bubble (which the bubble reports if it is left running), and shuts down one
+// built outside.
+func TestAbandonLeavesABubblesQueueAlone(t *testing.T) {
+	abandon := make(chan *Queue[string])
+	abandoned := make(chan struct{})
+	go func() { // outside the bubble, as a cleanup is
+		for q := range abandon {
+			q.Abandon()
+			abandoned <- struct{}{}
+		}
+	}()
+	defer close(abandon)
+
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Config[string]{})
+		q.Add("a") // the owner sleeps after this, on a channel of the bubble
+		synctest.Wait()
+		abandon <- q
+		<-abandoned
+		assert.False(t, q.ShuttingDown())
+		q.ShutDown()
+	})
+
+	q := New(Config[string]{})
+	abandon <- q
+	<-abandoned
+	<-q.exited
+	assert.True(t, q.ShuttingDown())
 }
