@@ -18,10 +18,10 @@ import (
 //
 // Its rate.Limiter guards itself, but a queue adopts a Bucket all the same, so that a retry
 // asked of it through another queue, or directly, spends its token after the retries this
-// queue was asked for before (see the package documentation). What a queue adopts is the
-// rate.Limiter, the state whose order matters: Buckets over the same rate.Limiter are adopted
-// together, by the first queue that adopts one of them. Set Limiter before a queue adopts the
-// Bucket, and leave it: a queue releases the rate.Limiter the Bucket holds when it shuts down.
+// queue was asked for before (see the package documentation). Each Bucket is adopted on its
+// own: Buckets over one rate.Limiter (a throttle shared by several controllers, say) may serve
+// different queues, each asking the rate.Limiter from its own goroutine, and a copy of a Bucket
+// is another Bucket. Set Limiter before a queue adopts the Bucket, and leave it.
 type Bucket[T comparable] struct {
 	*rate.Limiter
 }
@@ -31,7 +31,7 @@ func (r *Bucket[T]) When(item T) time.Duration { return r.WhenAt(item, time.Now(
 
 // WhenAt spends a token at the instant now and returns how long after now it is available.
 func (r *Bucket[T]) WhenAt(item T, now time.Time) time.Duration {
-	return when(guardOf(r.Limiter), core[T](r), item, now)
+	return when(guardOf(r), core[T](r), item, now)
 }
 
 func (r *Bucket[T]) whenAt(_ T, now time.Time) time.Duration {
@@ -48,30 +48,30 @@ func (r *Bucket[T]) Forget(T) {}
 
 func (r *Bucket[T]) forget(T) {}
 
-func (r *Bucket[T]) adopt(o Owner) bool { return guardOf(r.Limiter).adopt(o) }
+func (r *Bucket[T]) adopt(o Owner) bool { return guardOf(r).adopt(o) }
 
-func (r *Bucket[T]) release(o Owner) { guardOf(r.Limiter).release(o) }
+func (r *Bucket[T]) release(o Owner) { guardOf(r).release(o) }
 
 func (r *Bucket[T]) safe() bool { return r != nil && r.Limiter != nil }
 
-// guards holds the guard of every rate.Limiter a Bucket has used, since a Bucket has no room
-// for one. It holds each rate.Limiter weakly: the entry goes once the rate.Limiter is
-// collected. A weak pointer, unlike an address, is never that of a later rate.Limiter.
-var guards sync.Map // weak.Pointer[rate.Limiter] to *guard
+// guards holds the guard of every Bucket used so far, since a Bucket, of client-go's shape,
+// has no room for one. It holds each Bucket weakly: the entry goes once the Bucket is
+// collected. A weak pointer, unlike an address, is never that of a later Bucket.
+var guards sync.Map // weak.Pointer[Bucket[T]], of any T, to *guard
 
-// guardOf returns the guard of the token bucket l, creating it on first use. For a nil l it
-// returns a guard of its own: the call it guards panics, in the caller, as client-go's does.
-func guardOf(l *rate.Limiter) *guard {
-	if l == nil {
+// guardOf returns the guard of b, creating it on first use. For a nil b it returns a guard of
+// its own: the call it guards panics, in the caller, as client-go's does.
+func guardOf[T comparable](b *Bucket[T]) *guard {
+	if b == nil {
 		return new(guard)
 	}
-	key := weak.Make(l)
-	g, ok := guards.Load(key) // without an allocation, once l has a guard
+	key := weak.Make(b)
+	g, ok := guards.Load(key) // without an allocation, once b has a guard
 	if !ok {
 		var loaded bool
 		g, loaded = guards.LoadOrStore(key, new(guard))
 		if !loaded { // one cleanup for each entry stored
-			runtime.AddCleanup(l, func(key weak.Pointer[rate.Limiter]) { guards.Delete(key) }, key)
+			runtime.AddCleanup(b, func(key weak.Pointer[Bucket[T]]) { guards.Delete(key) }, key)
 		}
 	}
 	return g.(*guard)

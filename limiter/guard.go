@@ -120,7 +120,8 @@ func Adopt[T comparable](l RateLimiter[T], o Owner) (Adopted[T], bool) {
 // of its calls to l under way, and calls l only through its exported methods afterwards; a
 // queue releases its limiter as it shuts down, so that the limiter keeps no reference to it.
 func Release[T comparable](l RateLimiter[T], o Owner) {
-	if c, ok := ours(l); ok && c.safe() {
+	if Safe(l) {
+		c, _ := ours(l)
 		c.release(o)
 	}
 }

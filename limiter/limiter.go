@@ -82,5 +82,5 @@ func embeds[T comparable](l RateLimiter[T]) bool {
 // type of yours that embeds one of them is not safe: its own methods may do anything.
 func Safe[T comparable](l RateLimiter[T]) bool {
 	c, ok := ours(l)
-	return ok && c.safe()
+	return ok && !isNil(l) && c.safe() // a nil *MaxWait cannot run MaxWait's methods
 }

@@ -64,8 +64,6 @@ func TestOnlyOurOwnTypesAreOurs(t *testing.T) {
 		"MaxOf":       hourMaxOf{NewMaxOf[int](NewExponential[int](time.Millisecond, time.Second))},
 	}
 	for name, l := range wrappers {
-		own := true
-		_ = own
 		assert.False(t, Safe(l), name)
 		assert.False(t, IsNil(l), name)
 		_, adopted := Adopt(l, &owner{})
@@ -85,4 +83,19 @@ func TestOnlyOurOwnTypesAreOurs(t *testing.T) {
 		assert.False(t, adopted)
 		assert.Equal(t, time.Minute, WhenAt[int](odd, 1, t0))
 	})
+}
+
+// TestNilPointersToOurLimitersAreNotSafe: a nil pointer to one of ours is nil, not safe, and
+// releasing it does nothing; a nil *MaxWait, whose methods take a value, included.
+func TestNilPointersToOurLimitersAreNotSafe(t *testing.T) {
+	for name, l := range map[string]RateLimiter[int]{
+		"Exponential": (*Exponential[int])(nil),
+		"Bucket":      (*Bucket[int])(nil),
+		"MaxOf":       (*MaxOf[int])(nil),
+		"MaxWait":     (*MaxWait[int])(nil),
+	} {
+		assert.True(t, IsNil(l), name)
+		assert.False(t, Safe(l), name)
+		assert.NotPanics(t, func() { Release(l, &owner{}) }, name)
+	}
 }
