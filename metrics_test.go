@@ -3,6 +3,7 @@ package workqueue_test
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -330,18 +331,64 @@ func TestAMetricThatEndsTheGoroutineEndsOnlyTheCaller(t *testing.T) {
 	})
 }
 
-// A periodic metric that ends the goroutine, with no caller waiting, does not stop the queue.
+// A periodic metric that ends the goroutine, with no caller waiting, does not stop the queue:
+// a delayed item still falls due for the getter waiting for it.
 func TestATickThatEndsTheGoroutineDoesNotStopTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{
+		q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
 			Name: "exit", MetricsProvider: &exitingProvider{unfinished: &exitingMetric{}}})
 		q.Add("a")
-		item, _ := q.Get()
-		time.Sleep(time.Second) // a tick comes while a is in processing
+		item, _ := q.Get() // in processing: the ticks run
+		q.AddAfter("b", 2*time.Second)
+		got := make(chan string, 1)
+		go func() {
+			item, _ := q.Get()
+			got <- item
+		}()
+		time.Sleep(3 * time.Second) // the first tick, at 500 ms, ends the goroutine
+		select {
+		case b := <-got:
+			assert.Equal(t, "b", b)
+			q.Done(b)
+		default:
+			t.Error("b, due at 2 s, was not handed out at 3 s")
+		}
 		q.Done(item)
-		q.Add("b")
-		item, _ = q.Get()
-		assert.Equal(t, "b", item)
+		q.ShutDown()
+	})
+}
+
+// exitingStorage is a custom storage whose next Pop calls runtime.Goexit once armed.
+type exitingStorage struct {
+	workqueue.Queue[string]
+	armed atomic.Bool
+}
+
+func (s *exitingStorage) Pop() string {
+	if s.armed.CompareAndSwap(true, false) {
+		runtime.Goexit()
+	}
+	return s.Queue.Pop()
+}
+
+// A storage that ends the goroutine as it pops for a getter ends that getter's, as in
+// client-go, where the getter runs it; the items stay for the next getter.
+func TestAStorageThatEndsTheGoroutineEndsTheGetter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		storage := &exitingStorage{Queue: workqueue.DefaultQueue[string]()}
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Queue: storage})
+		storage.armed.Store(true)
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			q.Get()
+			t.Error("Get returned")
+		}()
+		synctest.Wait() // the getter waits
+		q.Add("a")
+		<-ended
+		item, _ := q.Get()
+		assert.Equal(t, "a", item)
 		q.Done(item)
 		q.ShutDown()
 	})

@@ -23,7 +23,6 @@ func (a *alarm) set(at time.Time) {
 	if at.Equal(a.at) {
 		return
 	}
-	a.at = at
 	switch {
 	case at.IsZero():
 		if a.timer != nil {
@@ -45,6 +44,7 @@ func (a *alarm) set(at time.Time) {
 		a.timer.Reset(time.Until(at))
 		a.c = a.timer.C
 	}
+	a.at = at // once armed: a clock whose After ends the goroutine leaves the alarm to arm again
 }
 
 // fired records that the alarm's channel delivered: it is disarmed.

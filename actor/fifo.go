@@ -25,6 +25,7 @@ type fifo[T comparable] struct {
 	delayed   int            // the delay heap's size the metrics last heard of
 	owedTo    map[T]any      // panics of the metrics as items started, owed to their getters
 	lookahead []T            // room for the items prefetch reads ahead for
+	starting  *T             // the item whose take the metrics hear of, while they do
 }
 
 func (m *fifo[T]) exec(c *command[T]) {
@@ -171,9 +172,11 @@ func (m *fifo[T]) take(upTo uint64) {
 		if !m.metrics.Enabled() {
 			continue
 		}
+		m.starting = &item
 		if p := m.started(item, 0, m.clock.Now()); p != nil {
 			m.owe(item, p)
 		}
+		m.starting = nil
 	}
 }
 
@@ -334,15 +337,36 @@ func setIfChanged(b *atomic.Bool, v bool) {
 	}
 }
 
-// reserve reserves the next item; a panic from the storage becomes a handoff carrying it.
+// reserve reserves the next item; a panic from the storage becomes a handoff carrying it. A
+// storage that ends the goroutine (see Queue.succeed) does so on behalf of the getter it was
+// popping for: that getter gets a handoff carrying the Goexit, as client-go's would have run
+// it. (The built-in FIFO, read ahead, runs no foreign code.)
 func (m *fifo[T]) reserve() (h handoff[T], ok bool) {
+	reserved := false
 	defer func() {
-		if p := recover(); p != nil {
+		switch p := recover(); {
+		case p != nil:
 			h, ok = handoff[T]{fault: p}, true
+		case !reserved && !m.readAhead:
+			m.ready <- handoff[T]{fault: goexit{}} // refill made room for it
+			m.wanted--
 		}
 	}()
 	item, seq, ok := m.state.Reserve(m.now())
+	reserved = true
 	return handoff[T]{item: item, seq: seq}, ok
+}
+
+// cutShort owes the Goexit to the getter of the item whose take was starting, if the metrics
+// ended the goroutine as they heard of it: the command whose stamp carried the take was not
+// under way yet, and goes back to the mailbox.
+func (m *fifo[T]) cutShort() bool {
+	if m.starting == nil {
+		return true
+	}
+	m.owe(*m.starting, goexit{})
+	m.starting = nil
+	return false
 }
 
 func (m *fifo[T]) wake() { m.wakeFor(m.nextDue()) }

@@ -2,9 +2,12 @@ package actor
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/actorqueue/workqueue/metrics"
 )
@@ -77,4 +80,100 @@ func TestAGoexitMidChainKeepsTheRestOfTheChain(t *testing.T) {
 		order = append(order, (<-q.ready).item)
 	}
 	assert.Equal(t, []string{"a", "c", "d", "e"}, order, "b is not added, as in client-go")
+}
+
+// startExiter is a metrics provider whose latency histogram, observed as an item starts its
+// processing, calls runtime.Goexit once armed.
+type startExiter struct {
+	exitingAdds
+	armed *atomic.Bool
+}
+
+type armedHistogram struct{ armed *atomic.Bool }
+
+func (h armedHistogram) Observe(float64) {
+	if h.armed.CompareAndSwap(true, false) {
+		runtime.Goexit()
+	}
+}
+
+func (p startExiter) NewLatencyMetric(string) metrics.HistogramMetric { return armedHistogram{p.armed} }
+
+// TestAGoexitAsATakeStartsIsTheGetters: a getter took x, and another caller's Done is the first
+// command to carry the take to the owner. The metrics end the goroutine as x starts: the Done's
+// caller goes on and its Done is applied; the getter, confirming its take, hears of the Goexit
+// and gives x back, as its Get would have run the metric in client-go.
+func TestAGoexitAsATakeStartsIsTheGetters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var armed atomic.Bool
+		q := New(Config[string]{Metrics: metrics.Config{Name: "q", Provider: startExiter{exitingAdds{adds: &exiter{}}, &armed}}})
+		q.Add("a")
+		q.Add("x")
+		a, _ := q.Get()
+		armed.Store(true)
+		h := <-q.ready // the getter of x takes it, and has not yet confirmed
+		raise(&q.taken, h.seq)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			q.Done(a)
+			done <- struct{}{} // reached only if Done returned
+		}()
+		_, returned := <-done
+		assert.True(t, returned, "the Done's caller ended")
+		r := q.ask(command[string]{op: opTaken, item: h.item})
+		assert.Equal(t, goexit{}, r.fault, "the getter hears of the Goexit")
+		q.send(command[string]{op: opGiveBack, item: h.item}) // as Queue.take does
+		s := q.Snapshot()
+		assert.Equal(t, 0, s.Processing, "a is done and x given back")
+		assert.Equal(t, 1, s.Queued)
+		q.ShutDown()
+	})
+}
+
+// doneExiter is a metrics provider whose work-duration histogram, observed on Done, calls
+// runtime.Goexit once armed.
+type doneExiter struct {
+	exitingAdds
+	armed *atomic.Bool
+}
+
+func (p doneExiter) NewWorkDurationMetric(string) metrics.HistogramMetric {
+	return armedHistogram{p.armed}
+}
+
+// TestAGoexitAsTheOwnerHandsOverLeavesNoCallerWaiting: commands sent after the owner's last
+// turn are applied as it hands the state over. The metrics of the first end the goroutine: its
+// caller hears of the Goexit, and the one after it is applied all the same, though the owner
+// is gone and nobody sends again.
+func TestAGoexitAsTheOwnerHandsOverLeavesNoCallerWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var armed atomic.Bool
+		q := newQueue(Config[string]{Metrics: metrics.Config{Name: "q", Provider: doneExiter{exitingAdds{adds: &exiter{}}, &armed}}})
+		put := func(c command[string]) chan result[string] {
+			c.reply = make(chan result[string], 1)
+			q.mailbox.put(c)
+			return c.reply
+		}
+		a, ticks := &alarm{}, &alarm{}
+		put(command[string]{op: opAdd, item: "a"})
+		q.turn(a, ticks)
+		raise(&q.taken, (<-q.ready).seq)
+		put(command[string]{op: opTaken, item: "a"})
+		put(command[string]{op: opShutDown})
+		q.turn(a, ticks)
+		require.True(t, q.m.finished())
+		done := put(command[string]{op: opDone, item: "a"})
+		length := put(command[string]{op: opLen})
+		armed.Store(true)
+		go q.run(a, ticks, false) // the owner's last steps
+		<-q.exited
+		assert.Equal(t, goexit{}, (<-done).fault)
+		select {
+		case r := <-length:
+			assert.Equal(t, 0, r.n)
+		default:
+			t.Error("Len was never answered")
+		}
+	})
 }

@@ -9,20 +9,24 @@ import "runtime"
 func (q *Queue[T]) start() {
 	a := &alarm{clock: q.alarmWith}
 	a.set(q.m.deadline())
-	go q.run(a, &alarm{})
+	go q.run(a, &alarm{}, false)
 }
 
 // run is the owner goroutine: turn after turn it applies commands and what time brings, until
 // the queue has shut down; then it hands the state over. a is the alarm on the queue's clock;
 // ticks, on the real clock, serves the unfinished-work ticks that do not follow the queue's
-// clock (see newShell), and is never armed otherwise.
-func (q *Queue[T]) run(a, ticks *alarm) {
+// clock (see newShell), and is never armed otherwise. resumed says it takes over from an owner
+// goroutine that ended in the middle of a turn (see succeed).
+func (q *Queue[T]) run(a, ticks *alarm, resumed bool) {
 	cut := true // until the handover is through (see succeed)
 	defer func() {
 		if cut {
 			q.succeed(a, ticks)
 		}
 	}()
+	if resumed { // the turn cut short may have been in its last steps
+		q.endTurn(a, ticks)
+	}
 	for !q.m.finished() {
 		q.turn(a, ticks)
 	}
@@ -50,12 +54,13 @@ func (q *Queue[T]) exit(a, ticks *alarm) {
 func (q *Queue[T]) succeed(a, ticks *alarm) {
 	select {
 	case <-q.handover:
+		q.settle(nil) // the commands put back, which their callers left to the owner
 		q.tomb.Lock()
 		q.release()
 		q.tomb.Unlock()
 		q.exit(a, ticks)
 	default:
-		go q.run(a, ticks)
+		go q.run(a, ticks, true)
 	}
 }
 
@@ -99,10 +104,15 @@ func (q *Queue[T]) turn(a, ticks *alarm) {
 	if commands != nil {
 		q.apply(commands)
 	}
-	m.wake()
-	m.refill()
-	a.set(m.deadline())
-	ticks.set(m.tickDeadline())
+	q.endTurn(a, ticks)
+}
+
+// endTurn does the last steps of a turn: what time brings, the refill of ready, the alarms.
+func (q *Queue[T]) endTurn(a, ticks *alarm) {
+	q.m.wake()
+	q.m.refill()
+	a.set(q.m.deadline())
+	ticks.set(q.m.tickDeadline())
 }
 
 // apply applies a chain of commands taken from the mailbox, in order, and recycles it.
@@ -134,8 +144,12 @@ func (q *Queue[T]) execFrom(commands []command[T], i int) (next int) {
 			q.m.fail(&commands[next], p)
 			next++
 		case next < len(commands): // runtime.Goexit (see succeed): the goroutine ends
-			q.m.fail(&commands[next], goexit{})
-			q.mailbox.putBack(commands[next+1:], q.applying)
+			rest := commands[next:]
+			if q.m.cutShort() {
+				q.m.fail(&commands[next], goexit{})
+				rest = rest[1:]
+			}
+			q.mailbox.putBack(rest, q.applying)
 			q.applying = nil
 		}
 	}()
