@@ -25,7 +25,8 @@ type fifo[T comparable] struct {
 	delayed   int            // the delay heap's size the metrics last heard of
 	owedTo    map[T]any      // panics of the metrics as items started, owed to their getters
 	lookahead []T            // room for the items prefetch reads ahead for
-	starting  *T             // the item whose take the metrics hear of, while they do
+	starting  T              // the item whose take the metrics hear of, while starts is set
+	starts    bool
 }
 
 func (m *fifo[T]) exec(c *command[T]) {
@@ -172,11 +173,12 @@ func (m *fifo[T]) take(upTo uint64) {
 		if !m.metrics.Enabled() {
 			continue
 		}
-		m.starting = &item
+		m.starting, m.starts = item, true
 		if p := m.started(item, 0, m.clock.Now()); p != nil {
 			m.owe(item, p)
 		}
-		m.starting = nil
+		var none T
+		m.starting, m.starts = none, false
 	}
 }
 
@@ -361,11 +363,12 @@ func (m *fifo[T]) reserve() (h handoff[T], ok bool) {
 // ended the goroutine as they heard of it: the command whose stamp carried the take was not
 // under way yet, and goes back to the mailbox.
 func (m *fifo[T]) cutShort() bool {
-	if m.starting == nil {
+	if !m.starts {
 		return true
 	}
-	m.owe(*m.starting, goexit{})
-	m.starting = nil
+	m.owe(m.starting, goexit{})
+	var none T
+	m.starting, m.starts = none, false
 	return false
 }
 

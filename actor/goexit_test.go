@@ -177,3 +177,27 @@ func TestAGoexitAsTheOwnerHandsOverLeavesNoCallerWaiting(t *testing.T) {
 		}
 	})
 }
+
+// TestACycleDoesNotAllocate: an Add, Get and Done allocate nothing once the queue is warm, with
+// metrics or without; the Goexit bookkeeping included (a take remembers the item it starts).
+func TestACycleDoesNotAllocate(t *testing.T) {
+	for name, config := range map[string]Config[int]{
+		"plain":        {},
+		"with metrics": {Metrics: metrics.Config{Name: "q", Provider: exitingAdds{adds: &exiter{}}}},
+	} {
+		if config.Metrics.Name != "" && raceEnabled {
+			continue // its calls wait on reply channels from a sync.Pool, which the race detector thins
+		}
+		q := New(config)
+		cycle := func() {
+			q.Add(1)
+			item, _ := q.Get()
+			q.Done(item)
+		}
+		for range 100 {
+			cycle()
+		}
+		assert.Zero(t, testing.AllocsPerRun(1000, cycle), name)
+		q.ShutDown()
+	}
+}
