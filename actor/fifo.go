@@ -27,6 +27,8 @@ type fifo[T comparable] struct {
 	lookahead []T            // room for the items prefetch reads ahead for
 	starting  T              // the item whose take the metrics hear of, while starts is set
 	starts    bool
+	mine      T    // the item a Get applied by the owner takes for its own caller, while getting
+	getting   bool // is set (see getNow)
 }
 
 func (m *fifo[T]) exec(c *command[T]) {
@@ -102,6 +104,9 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 			m.waiting.Clear()
 			m.wanted = 0
 		}
+		// The metrics hear of the cleared delay heap first: should they fail once the reply is
+		// parked, it would be answered twice, with the fault and at the drain's end.
+		m.noteDelayed()
 		parked = m.drain(d.drain, c.reply, !m.idle())
 	}
 	m.noteDelayed()
@@ -264,7 +269,7 @@ func (m *fifo[T]) getNow() result[T] {
 			panic(h.fault)
 		}
 		raise(m.taken, h.seq) // for the commands still to be stamped
-		m.take(h.seq)
+		m.takeMine(h.item, h.seq)
 		item, fault = h.item, m.claim(h.item)
 	default:
 		// Every reservation has left ready: each is in the hands of a getter whose take is on
@@ -278,7 +283,7 @@ func (m *fifo[T]) getNow() result[T] {
 			return result[T]{shutdown: true}
 		}
 		raise(m.taken, seq)
-		m.take(seq)
+		m.takeMine(next, seq)
 		item, fault = next, m.claim(next)
 	}
 	if fault = m.owed(fault); fault != nil {
@@ -359,16 +364,31 @@ func (m *fifo[T]) reserve() (h handoff[T], ok bool) {
 	return handoff[T]{item: item, seq: seq}, ok
 }
 
-// cutShort owes the Goexit to the getter of the item whose take was starting, if the metrics
-// ended the goroutine as they heard of it: the command whose stamp carried the take was not
-// under way yet, and goes back to the mailbox.
+// takeMine is take for a Get the owner applies (see getNow), up to its own item, mine.
+func (m *fifo[T]) takeMine(mine T, upTo uint64) {
+	m.mine, m.getting = mine, true
+	m.take(upTo)
+	var none T
+	m.mine, m.getting = none, false
+}
+
+// cutShort deals with a take whose metrics ended the goroutine as they heard of it. The take
+// of the item a Get applied by the owner takes for itself is that Get's: its caller hears of
+// the Goexit, and the item goes back, as for a panic. Any other take is owed the Goexit, for
+// its getter to claim; the command whose stamp carried it was not under way yet, and goes back
+// to the mailbox.
 func (m *fifo[T]) cutShort() bool {
 	if !m.starts {
 		return true
 	}
-	m.owe(m.starting, goexit{})
+	item, mine := m.starting, m.getting && m.starting == m.mine
 	var none T
-	m.starting, m.starts = none, false
+	m.starting, m.starts, m.mine, m.getting = none, false, none, false
+	if mine {
+		m.giveBack(item)
+		return true
+	}
+	m.owe(item, goexit{})
 	return false
 }
 

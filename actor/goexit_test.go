@@ -5,11 +5,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/actorqueue/workqueue/clock"
 	"github.com/actorqueue/workqueue/metrics"
+	"github.com/actorqueue/workqueue/queue"
 )
 
 // exiter is a metric of every kind that calls runtime.Goexit on the Inc that exit names (1 for
@@ -200,4 +203,181 @@ func TestACycleDoesNotAllocate(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(1000, cycle), name)
 		q.ShutDown()
 	}
+}
+
+// countdown is a metric of every kind that calls runtime.Goexit on its next n calls (Set,
+// Observe), or panics instead when panics is set.
+type countdown struct {
+	n      *atomic.Int32
+	panics bool
+}
+
+func (c countdown) fire() {
+	if c.n.Add(-1) >= 0 {
+		if c.panics {
+			panic("metric failure")
+		}
+		runtime.Goexit()
+	}
+}
+func (c countdown) Set(float64)     { c.fire() }
+func (c countdown) Observe(float64) { c.fire() }
+
+// failing is a metrics provider whose delayed gauge, latency and work duration are countdowns.
+type failing struct {
+	exitingAdds
+	delayed, latency, work countdown
+}
+
+func (p failing) NewDelayedMetric(string) metrics.SettableGaugeMetric  { return p.delayed }
+func (p failing) NewLatencyMetric(string) metrics.HistogramMetric      { return p.latency }
+func (p failing) NewWorkDurationMetric(string) metrics.HistogramMetric { return p.work }
+func newFailing(delayed, latency, work *atomic.Int32, panics bool) failing {
+	return failing{exitingAdds{adds: &exiter{}}, countdown{delayed, panics}, countdown{latency, panics}, countdown{work, panics}}
+}
+
+// TestADrainIsAnsweredOnce: a ShutDownWithDrain whose delayed gauge fails as the delay heap is
+// cleared gets the fault once; it does not also wait among the drains, to be answered again.
+func TestADrainIsAnsweredOnce(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			var delayed, none atomic.Int32
+			q := New(Config[string]{Delaying: true, Metrics: metrics.Config{Name: "q", Delayed: true,
+				Provider: newFailing(&delayed, &none, &none, panics)}})
+			q.Add("x")
+			x, _ := q.Get()
+			q.AddAfter("y", time.Hour, nil)
+			delayed.Store(1)
+			reply := make(chan result[string], 2)
+			q.send(command[string]{op: opShutDown, reply: reply, more: &details[string]{drain: true}})
+			synctest.Wait()
+			q.Done(x)
+			<-q.exited
+			assert.Len(t, reply, 1, "panics %v", panics)
+		})
+	}
+}
+
+// TestTwoGoexitsAsTheOwnerHandsOver: the owner ends as it hands the state over, and again as it
+// applies the commands put back: it still marks itself as ended, so ShutDown returns.
+func TestTwoGoexitsAsTheOwnerHandsOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var none, work atomic.Int32
+		q := newQueue(Config[string]{Metrics: metrics.Config{Name: "q", Provider: newFailing(&none, &none, &work, false)}})
+		put := func(c command[string]) chan result[string] {
+			c.reply = make(chan result[string], 1)
+			q.mailbox.put(c)
+			return c.reply
+		}
+		a, ticks := &alarm{}, &alarm{}
+		put(command[string]{op: opAdd, item: "a"})
+		put(command[string]{op: opAdd, item: "b"})
+		q.turn(a, ticks)
+		raise(&q.taken, (<-q.ready).seq)
+		raise(&q.taken, (<-q.ready).seq)
+		put(command[string]{op: opShutDown})
+		q.turn(a, ticks)
+		first := put(command[string]{op: opDone, item: "a"})
+		second := put(command[string]{op: opDone, item: "b"})
+		work.Store(2)
+		go q.run(a, ticks, false) // the owner's last steps
+		<-q.exited
+		assert.Equal(t, goexit{}, (<-first).fault)
+		assert.Equal(t, goexit{}, (<-second).fault)
+	})
+}
+
+// TestAGoexitAsAGetAfterShutDownStartsItsItem: a Get the owner applies once the queue is shutting
+// down takes its item itself. The metrics end the goroutine as the item starts: that Get's
+// caller ends, and the item goes back, behind the others.
+func TestAGoexitAsAGetAfterShutDownStartsItsItem(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var none, latency atomic.Int32
+		q := New(Config[string]{Storage: foreignFIFO{&queue.FIFO[string]{}}, // Gets are commands
+			Metrics: metrics.Config{Name: "q", Provider: newFailing(&none, &latency, &none, false)}})
+		for _, item := range []string{"c", "a", "b"} {
+			q.Add(item)
+		}
+		c, _ := q.Get()
+		drained := make(chan struct{})
+		go func() {
+			defer close(drained)
+			q.ShutDownWithDrain()
+		}()
+		synctest.Wait()
+		latency.Store(1)
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			q.Get()
+			t.Error("the Get returned")
+		}()
+		<-ended
+		for _, want := range []string{"b", "a"} {
+			item, _ := q.Get()
+			assert.Equal(t, want, item)
+			q.Done(item)
+		}
+		q.Done(c)
+		<-drained
+	})
+}
+
+// foreignFIFO is the built-in FIFO as another package's storage: not read ahead.
+type foreignFIFO struct{ queue.Storage[string] }
+
+// goexitClock is a clock whose After ends the goroutine, its first n times.
+type goexitClock struct {
+	clock.Real
+	n, calls atomic.Int32
+}
+
+func (c *goexitClock) After(d time.Duration) <-chan time.Time {
+	c.calls.Add(1)
+	if c.n.Add(-1) >= 0 {
+		runtime.Goexit()
+	}
+	return c.Real.After(d)
+}
+
+// TestAClockThatAlwaysEndsTheGoroutineEndsOnePerCommand: the owner that takes over ends the turn
+// cut short, but not when that is what ended the last one: a clock whose After always ends the
+// goroutine ends one or two per command, not one after another without end.
+func TestAClockThatAlwaysEndsTheGoroutineEndsOnePerCommand(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &goexitClock{}
+		q := New(Config[string]{Clock: c, Delaying: true}) // its heartbeat waits on c
+		c.n.Store(1000)
+		q.AddAfter("a", time.Second, nil) // due before the heartbeat: the alarm moves
+		synctest.Wait()
+		assert.LessOrEqual(t, c.calls.Load(), int32(3))
+		c.n.Store(0)
+		q.ShutDown()
+	})
+}
+
+// TestAGoexitAsAPriorityQueueHandsOutAnItem: the getter hears of the Goexit and the item goes
+// back, behind the others of its priority.
+func TestAGoexitAsAPriorityQueueHandsOutAnItem(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var none, latency atomic.Int32
+		q := NewPriority[string](nil, metrics.Config{Name: "q", Provider: newFailing(&none, &latency, &none, false)})
+		q.Add("a")
+		q.Add("b")
+		latency.Store(1)
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			q.Get()
+			t.Error("the Get returned")
+		}()
+		<-ended
+		for _, want := range []string{"b", "a"} {
+			item, _ := q.Get()
+			assert.Equal(t, want, item)
+			q.Done(item)
+		}
+		assert.Zero(t, q.Snapshot().Processing)
+		q.ShutDown()
+	})
 }

@@ -132,19 +132,34 @@ func (m *prio[T]) refill() {
 		if !ok {
 			return
 		}
-		var fault any
-		if m.metrics.Enabled() {
-			fault = m.started(item, p, m.meter.Now())
-		}
 		getter := m.getters[0]
 		m.getters = slices.Delete(m.getters, 0, 1)
-		if fault = m.owed(fault); fault != nil {
-			m.giveBack(item, p)
-			m.answer(getter, result[T]{fault: fault})
-			continue
-		}
-		m.answer(getter, result[T]{item: item, n: p})
+		m.handOut(getter, item, p)
 	}
+}
+
+// handOut answers getter with item, of priority p, which it has handed out. If the metrics
+// panic as the item starts, the getter gets the panic instead, and the item goes back; if they
+// end the goroutine (see Queue.succeed), the getter gets the Goexit, and the item goes back.
+func (m *prio[T]) handOut(getter chan result[T], item T, p int) {
+	var fault any
+	if m.metrics.Enabled() {
+		ended := true
+		defer func() {
+			if ended {
+				m.giveBack(item, p)
+				m.answer(getter, result[T]{fault: goexit{}})
+			}
+		}()
+		fault = m.started(item, p, m.meter.Now())
+		ended = false
+	}
+	if fault = m.owed(fault); fault != nil {
+		m.giveBack(item, p)
+		m.answer(getter, result[T]{fault: fault})
+		return
+	}
+	m.answer(getter, result[T]{item: item, n: p})
 }
 
 // giveBack returns item, of priority, handed to a getter that panicked instead, to the ready

@@ -60,6 +60,7 @@ type Queue[T comparable] struct {
 	bubbled   bool        // built in a testing/synctest bubble (see Abandon)
 
 	applying *segment[T]   // the segment whose commands are being applied, if any (see execFrom)
+	cuts     int           // owner goroutines ended since the last whole turn (see succeed)
 	replies  sync.Pool     // chan result[T], buffer 1
 	tomb     sync.Mutex    // held by whoever applies commands after the handover
 	adopted  []*Limiter[T] // the limiters q adopted, in whole or in part, until released (under tomb)

@@ -24,11 +24,12 @@ func (q *Queue[T]) run(a, ticks *alarm, resumed bool) {
 			q.succeed(a, ticks)
 		}
 	}()
-	if resumed { // the turn cut short may have been in its last steps
+	if resumed && q.cuts == 1 { // the turn cut short may have been in its last steps
 		q.endTurn(a, ticks)
 	}
 	for !q.m.finished() {
 		q.turn(a, ticks)
+		q.cuts = 0
 	}
 	q.handOver()
 	cut = false
@@ -54,12 +55,18 @@ func (q *Queue[T]) exit(a, ticks *alarm) {
 func (q *Queue[T]) succeed(a, ticks *alarm) {
 	select {
 	case <-q.handover:
+		defer q.exit(a, ticks) // even if a command applied below ends the goroutine again
+		defer func() {
+			q.tomb.Lock()
+			q.release()
+			q.tomb.Unlock()
+		}()
 		q.settle(nil) // the commands put back, which their callers left to the owner
-		q.tomb.Lock()
-		q.release()
-		q.tomb.Unlock()
-		q.exit(a, ticks)
 	default:
+		// A new owner ends the turn cut short, unless that is what ended the last one too: then
+		// it waits for the next command, so that code that always ends the goroutine (a clock
+		// whose After calls t.FailNow) ends one per command, not one after another forever.
+		q.cuts++
 		go q.run(a, ticks, true)
 	}
 }
