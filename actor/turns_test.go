@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -66,8 +67,11 @@ func TestAPutDuringAnAlarmTurnLeavesNoWakeBehind(t *testing.T) {
 // TestAPutRacingTheAlarmLeavesNoWakeBehind: a command put after the alarm fired, before the
 // owner has run, finds the owner still marked asleep and sends a token. When the owner's select
 // takes the alarm rather than that token (it picks at random), the token must not wake it again
-// once the command is applied. Twenty queues make the race go both ways.
+// once the command is applied. Twenty queues make the race go both ways. With one processor,
+// the owner the alarm readies runs only once the test blocks, so always after the put (with
+// two, it may run in between, and take a turn of its own for the alarm).
 func TestAPutRacingTheAlarmLeavesNoWakeBehind(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for range 20 {
 		synctest.Test(t, func(t *testing.T) {
 			var turns atomic.Int32
