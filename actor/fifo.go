@@ -27,8 +27,10 @@ type fifo[T comparable] struct {
 	lookahead []T            // room for the items prefetch reads ahead for
 	starting  T              // the item whose take the metrics hear of, while starts is set
 	starts    bool
-	mine      T    // the item a Get applied by the owner takes for its own caller, while getting
-	getting   bool // is set (see getNow)
+	mine      T          // the item a Get applied by the owner takes for its own caller, while getting
+	getting   bool       // is set (see getNow)
+	held      handoff[T] // the handoff a Get cut short took from ready, while holding is set
+	holding   bool
 }
 
 func (m *fifo[T]) exec(c *command[T]) {
@@ -263,13 +265,24 @@ func (m *fifo[T]) idle() bool {
 func (m *fifo[T]) getNow() result[T] {
 	var item T
 	var fault any
-	select {
-	case h := <-m.ready:
+	h, held := m.held, m.holding // taken from ready by this Get before a Goexit cut it short
+	m.held, m.holding = handoff[T]{}, false
+	if !held {
+		select {
+		case h = <-m.ready:
+			held = true
+		default:
+		}
+	}
+	switch {
+	case held:
 		if h.fault != nil {
 			panic(h.fault)
 		}
 		raise(m.taken, h.seq) // for the commands still to be stamped
+		m.held, m.holding = h, true
 		m.takeMine(h.item, h.seq)
+		m.held, m.holding = handoff[T]{}, false
 		item, fault = h.item, m.claim(h.item)
 	default:
 		// Every reservation has left ready: each is in the hands of a getter whose take is on
@@ -377,19 +390,19 @@ func (m *fifo[T]) takeMine(mine T, upTo uint64) {
 // the Goexit, and the item goes back, as for a panic. Any other take is owed the Goexit, for
 // its getter to claim; the command whose stamp carried it was not under way yet, and goes back
 // to the mailbox.
-func (m *fifo[T]) cutShort() bool {
+func (m *fifo[T]) cutShort() (bool, func()) {
 	if !m.starts {
-		return true
+		return true, nil
 	}
 	item, mine := m.starting, m.getting && m.starting == m.mine
 	var none T
 	m.starting, m.starts, m.mine, m.getting = none, false, none, false
 	if mine {
-		m.giveBack(item)
-		return true
+		m.held, m.holding = handoff[T]{}, false
+		return true, func() { m.giveBack(item) }
 	}
-	m.owe(item, goexit{})
-	return false
+	m.owe(item, goexit{}) // the Get, if one was under way, keeps what it held for its next try
+	return false, nil
 }
 
 func (m *fifo[T]) wake() { m.wakeFor(m.nextDue()) }

@@ -340,18 +340,54 @@ func (c *goexitClock) After(d time.Duration) <-chan time.Time {
 	return c.Real.After(d)
 }
 
-// TestAClockThatAlwaysEndsTheGoroutineEndsOnePerCommand: the owner that takes over ends the turn
-// cut short, but not when that is what ended the last one: a clock whose After always ends the
-// goroutine ends one or two per command, not one after another without end.
-func TestAClockThatAlwaysEndsTheGoroutineEndsOnePerCommand(t *testing.T) {
+// TestAClockThatAlwaysEndsTheGoroutineEndsAFewPerCommand: the owner that takes over ends the
+// turn cut short, but stops trying after maxCuts owners in a row ended there: a clock whose
+// After always ends the goroutine ends a few per command, not one after another without end.
+func TestAClockThatAlwaysEndsTheGoroutineEndsAFewPerCommand(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &goexitClock{}
 		q := New(Config[string]{Clock: c, Delaying: true}) // its heartbeat waits on c
 		c.n.Store(1000)
 		q.AddAfter("a", time.Second, nil) // due before the heartbeat: the alarm moves
 		synctest.Wait()
-		assert.LessOrEqual(t, c.calls.Load(), int32(3))
+		assert.LessOrEqual(t, c.calls.Load(), int32(maxCuts+2))
 		c.n.Store(0)
+		q.ShutDown()
+	})
+}
+
+// TestAClockThatEndsTheGoroutineTwiceStillArmsTheAlarm: after two owners in a row ended as they
+// armed the alarm, the third arms it, and the delayed item falls due.
+func TestAClockThatEndsTheGoroutineTwiceStillArmsTheAlarm(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &goexitClock{}
+		q := New(Config[string]{Clock: c, Delaying: true})
+		c.n.Store(2)
+		q.AddAfter("a", time.Second, nil)
+		time.Sleep(5 * time.Second)
+		assert.Equal(t, 1, q.Len())
+		q.ShutDown()
+	})
+}
+
+// TestAGoexitAsAPriorityQueueHandsOutToSeveralGetters: every getter waiting as items come is
+// served, though the metrics end the goroutine at two hand-outs in a row.
+func TestAGoexitAsAPriorityQueueHandsOutToSeveralGetters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var none, latency atomic.Int32
+		q := NewPriority[string](nil, metrics.Config{Name: "q", Provider: newFailing(&none, &latency, &none, false)})
+		got := make(chan string, 3)
+		for range 3 {
+			go func() {
+				item, _ := q.Get()
+				got <- item // not reached by the getters that end
+			}()
+		}
+		synctest.Wait()
+		latency.Store(2)
+		q.AddBatch("a", "b", "c")
+		synctest.Wait()
+		require.Len(t, got, 1, "the third getter is served")
 		q.ShutDown()
 	})
 }
@@ -379,5 +415,41 @@ func TestAGoexitAsAPriorityQueueHandsOutAnItem(t *testing.T) {
 		}
 		assert.Zero(t, q.Snapshot().Processing)
 		q.ShutDown()
+	})
+}
+
+// TestAGetCutShortKeepsWhatItTookFromReady: a Get the owner applies takes b from ready, and must
+// first start a, which another getter took before. a's metrics end the goroutine: a is owed the
+// Goexit, and the Get, tried again, still hands out b.
+func TestAGetCutShortKeepsWhatItTookFromReady(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var none, latency atomic.Int32
+		q := newQueue(Config[string]{Storage: foreignFIFO{&queue.FIFO[string]{}},
+			Metrics: metrics.Config{Name: "q", Provider: newFailing(&none, &latency, &none, false)}})
+		put := func(c command[string]) chan result[string] {
+			c.reply = make(chan result[string], 1)
+			q.mailbox.put(c)
+			return c.reply
+		}
+		a, ticks := &alarm{}, &alarm{}
+		turn := func() { // in a goroutine of its own, which a Goexit may end
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				q.turn(a, ticks)
+			}()
+			<-done
+		}
+		put(command[string]{op: opWant})
+		put(command[string]{op: opWant})
+		put(command[string]{op: opAdd, item: "a"})
+		put(command[string]{op: opAdd, item: "b"})
+		turn()
+		get := put(command[string]{op: opGet}) // stamped before the other getter's take
+		raise(&q.taken, (<-q.ready).seq)       // the other getter takes a
+		latency.Store(1)
+		turn() // ends as a starts, inside the Get
+		turn() // the Get again
+		assert.Equal(t, "b", (<-get).item)
 	})
 }

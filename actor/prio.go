@@ -146,9 +146,9 @@ func (m *prio[T]) handOut(getter chan result[T], item T, p int) {
 	if m.metrics.Enabled() {
 		ended := true
 		defer func() {
-			if ended {
-				m.giveBack(item, p)
+			if ended { // answered first: giving back runs the metrics, which may end it again
 				m.answer(getter, result[T]{fault: goexit{}})
+				m.giveBack(item, p)
 			}
 		}()
 		fault = m.started(item, p, m.meter.Now())

@@ -24,8 +24,9 @@ func (q *Queue[T]) run(a, ticks *alarm, resumed bool) {
 			q.succeed(a, ticks)
 		}
 	}()
-	if resumed && q.cuts == 1 { // the turn cut short may have been in its last steps
+	if resumed && q.cuts <= maxCuts { // the turn cut short may have been in its last steps
 		q.endTurn(a, ticks)
+		q.cuts = 0
 	}
 	for !q.m.finished() {
 		q.turn(a, ticks)
@@ -63,13 +64,17 @@ func (q *Queue[T]) succeed(a, ticks *alarm) {
 		}()
 		q.settle(nil) // the commands put back, which their callers left to the owner
 	default:
-		// A new owner ends the turn cut short, unless that is what ended the last one too: then
-		// it waits for the next command, so that code that always ends the goroutine (a clock
-		// whose After calls t.FailNow) ends one per command, not one after another forever.
 		q.cuts++
 		go q.run(a, ticks, true)
 	}
 }
+
+// maxCuts is how many owner goroutines in a row may end in the last steps of a turn (each
+// hand-out to a waiting getter whose metrics end it, say) before the next owner stops trying to
+// finish that turn, and waits for a command instead: code that always ends the goroutine (a
+// clock whose After calls t.FailNow) then ends a few per command, not one after another
+// forever.
+const maxCuts = 8
 
 // goexit is the fault that answers a command whose foreign code called runtime.Goexit: its
 // caller then calls runtime.Goexit too (see raiseFault). With nobody waiting, it is dropped, not
@@ -152,12 +157,16 @@ func (q *Queue[T]) execFrom(commands []command[T], i int) (next int) {
 			next++
 		case next < len(commands): // runtime.Goexit (see succeed): the goroutine ends
 			rest := commands[next:]
-			if q.m.cutShort() {
+			applying, then := q.m.cutShort()
+			if applying {
 				q.m.fail(&commands[next], goexit{})
 				rest = rest[1:]
 			}
 			q.mailbox.putBack(rest, q.applying)
 			q.applying = nil
+			if then != nil { // last: it runs foreign code, which may end the goroutine again
+				then()
+			}
 		}
 	}()
 	for next = i; next < len(commands); next++ {
