@@ -453,3 +453,44 @@ func TestAGetCutShortKeepsWhatItTookFromReady(t *testing.T) {
 		assert.Equal(t, "b", (<-get).item)
 	})
 }
+
+// nthGauge is a gauge whose n-th Inc from now calls runtime.Goexit.
+type nthGauge struct{ n *atomic.Int32 }
+
+func (g nthGauge) Inc() {
+	if g.n.Add(-1) == 0 {
+		runtime.Goexit()
+	}
+}
+func (g nthGauge) Dec() {}
+
+// failingDepth is failing with a depth gauge that ends the goroutine at its n-th Inc.
+type failingDepth struct {
+	failing
+	depth nthGauge
+}
+
+func (p failingDepth) NewDepthMetric(string) metrics.GaugeMetric { return p.depth }
+
+// TestASecondGoexitAsAPriorityQueueGivesBackAnItem: the metrics end the goroutine as an item is
+// handed out, and again as it goes back (its depth moves): the getter has heard of the first
+// all the same.
+func TestASecondGoexitAsAPriorityQueueGivesBackAnItem(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var none, latency, depth atomic.Int32
+		q := NewPriority[string](nil, metrics.Config{Name: "q",
+			Provider: failingDepth{newFailing(&none, &latency, &none, false), nthGauge{&depth}}})
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			q.Get()
+			t.Error("the Get returned")
+		}()
+		synctest.Wait()
+		latency.Store(1)
+		depth.Store(2) // the add of a, then a going back
+		q.Add("a")     // its turn hands a out
+		<-ended
+		q.ShutDown()
+	})
+}
