@@ -27,10 +27,8 @@ type fifo[T comparable] struct {
 	lookahead []T            // room for the items prefetch reads ahead for
 	starting  T              // the item whose take the metrics hear of, while starts is set
 	starts    bool
-	mine      T          // the item a Get applied by the owner takes for its own caller, while getting
-	getting   bool       // is set (see getNow)
-	held      handoff[T] // the handoff a Get cut short took from ready, while holding is set
-	holding   bool
+	held      handoff[T] // the item a Get applied by the owner takes for itself, while holding
+	holding   bool       // is set; kept for the Get's next try if a Goexit cuts it short
 }
 
 func (m *fifo[T]) exec(c *command[T]) {
@@ -280,9 +278,7 @@ func (m *fifo[T]) getNow() result[T] {
 			panic(h.fault)
 		}
 		raise(m.taken, h.seq) // for the commands still to be stamped
-		m.held, m.holding = h, true
-		m.takeMine(h.item, h.seq)
-		m.held, m.holding = handoff[T]{}, false
+		m.takeMine(h)
 		item, fault = h.item, m.claim(h.item)
 	default:
 		// Every reservation has left ready: each is in the hands of a getter whose take is on
@@ -296,7 +292,7 @@ func (m *fifo[T]) getNow() result[T] {
 			return result[T]{shutdown: true}
 		}
 		raise(m.taken, seq)
-		m.takeMine(next, seq)
+		m.takeMine(handoff[T]{item: next, seq: seq})
 		item, fault = next, m.claim(next)
 	}
 	if fault = m.owed(fault); fault != nil {
@@ -377,32 +373,27 @@ func (m *fifo[T]) reserve() (h handoff[T], ok bool) {
 	return handoff[T]{item: item, seq: seq}, ok
 }
 
-// takeMine is take for a Get the owner applies (see getNow), up to its own item, mine.
-func (m *fifo[T]) takeMine(mine T, upTo uint64) {
-	m.mine, m.getting = mine, true
-	m.take(upTo)
-	var none T
-	m.mine, m.getting = none, false
+// takeMine is take for a Get the owner applies (see getNow), up to the item it takes for
+// itself, mine, which it holds meanwhile.
+func (m *fifo[T]) takeMine(mine handoff[T]) {
+	m.held, m.holding = mine, true
+	m.take(mine.seq)
+	m.held, m.holding = handoff[T]{}, false
 }
 
-// cutShort deals with a take whose metrics ended the goroutine as they heard of it. The take
-// of the item a Get applied by the owner takes for itself is that Get's: its caller hears of
-// the Goexit, and the item goes back, as for a panic. Any other take is owed the Goexit, for
-// its getter to claim; the command whose stamp carried it was not under way yet, and goes back
-// to the mailbox.
-func (m *fifo[T]) cutShort() (bool, func()) {
+// cutShort deals with a take whose metrics ended the goroutine as they heard of it: the take's
+// getter is owed the Goexit, to claim as it confirms its take, and the command whose stamp
+// carried the take goes back to the mailbox, not yet under way. A Get the owner applies may be
+// that getter: it keeps the item it holds, and on its next try claims the Goexit and gives the
+// item back, as for a panic.
+func (m *fifo[T]) cutShort() bool {
 	if !m.starts {
-		return true, nil
+		return true
 	}
-	item, mine := m.starting, m.getting && m.starting == m.mine
+	m.owe(m.starting, goexit{})
 	var none T
-	m.starting, m.starts, m.mine, m.getting = none, false, none, false
-	if mine {
-		m.held, m.holding = handoff[T]{}, false
-		return true, func() { m.giveBack(item) }
-	}
-	m.owe(item, goexit{}) // the Get, if one was under way, keeps what it held for its next try
-	return false, nil
+	m.starting, m.starts = none, false
+	return false
 }
 
 func (m *fifo[T]) wake() { m.wakeFor(m.nextDue()) }

@@ -306,13 +306,7 @@ func TestAGoexitAsAGetAfterShutDownStartsItsItem(t *testing.T) {
 		}()
 		synctest.Wait()
 		latency.Store(1)
-		ended := make(chan struct{})
-		go func() {
-			defer close(ended)
-			q.Get()
-			t.Error("the Get returned")
-		}()
-		<-ended
+		mustEnd(t, func() { q.Get() })
 		for _, want := range []string{"b", "a"} {
 			item, _ := q.Get()
 			assert.Equal(t, want, item)
@@ -401,13 +395,7 @@ func TestAGoexitAsAPriorityQueueHandsOutAnItem(t *testing.T) {
 		q.Add("a")
 		q.Add("b")
 		latency.Store(1)
-		ended := make(chan struct{})
-		go func() {
-			defer close(ended)
-			q.Get()
-			t.Error("the Get returned")
-		}()
-		<-ended
+		mustEnd(t, func() { q.Get() })
 		for _, want := range []string{"b", "a"} {
 			item, _ := q.Get()
 			assert.Equal(t, want, item)
@@ -493,4 +481,17 @@ func TestASecondGoexitAsAPriorityQueueGivesBackAnItem(t *testing.T) {
 		<-ended
 		q.ShutDown()
 	})
+}
+
+// mustEnd calls f in a goroutine of its own and returns once that goroutine has ended, which f
+// must end with the Goexit the queue raises in it, not by returning.
+func mustEnd(t *testing.T, f func()) {
+	t.Helper()
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		f()
+		t.Error("returned instead of ending its goroutine")
+	}()
+	<-ended
 }

@@ -50,9 +50,8 @@ type rules[T comparable] interface {
 	tickDeadline() time.Time
 	// cutShort is told that the goroutine applying a command is ending (runtime.Goexit, see
 	// Queue.succeed), and reports whether the command itself was under way; if it was not, a
-	// take it carried was, and the rules owe the Goexit to that take's getter. then, if not
-	// nil, is the rest of the cleanup, which may run foreign code: to call last.
-	cutShort() (applying bool, then func())
+	// take it carried was, and the rules owe the Goexit to that take's getter.
+	cutShort() (applying bool)
 }
 
 // base is what both kinds of rules share: answering callers, keeping the panics nobody waited
@@ -182,7 +181,7 @@ func (b *base[T]) releaseDrainers() {
 
 func (b *base[T]) finished() bool { return b.shuttingDown && len(b.drainers) == 0 }
 
-func (b *base[T]) cutShort() (bool, func()) { return true, nil }
+func (b *base[T]) cutShort() bool { return true }
 
 func (b *base[T]) beginTurn() { b.instant = time.Time{} }
 

@@ -157,16 +157,12 @@ func (q *Queue[T]) execFrom(commands []command[T], i int) (next int) {
 			next++
 		case next < len(commands): // runtime.Goexit (see succeed): the goroutine ends
 			rest := commands[next:]
-			applying, then := q.m.cutShort()
-			if applying {
+			if q.m.cutShort() {
 				q.m.fail(&commands[next], goexit{})
 				rest = rest[1:]
 			}
 			q.mailbox.putBack(rest, q.applying)
 			q.applying = nil
-			if then != nil { // last: it runs foreign code, which may end the goroutine again
-				then()
-			}
 		}
 	}()
 	for next = i; next < len(commands); next++ {
