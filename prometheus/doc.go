@@ -22,8 +22,9 @@
 // or to all of them at once (workqueue.SetProvider).
 //
 // The metrics are plain Prometheus ones, not component-base's: the histograms have classic
-// buckets only (component-base adds native ones when a component enables its NativeHistograms
-// feature gate), and component-base's --disabled-metrics does not hide them. Register the
+// buckets only, unless the provider is made with [WithNativeHistograms] (component-base adds
+// native ones when a component enables its NativeHistograms feature gate, which this package
+// cannot read), and component-base's --disabled-metrics does not hide them. Register the
 // provider in a registry of your own rather than component-base's legacyregistry if the binary
 // may still build named client-go queues: component-base registers its own workqueue metrics
 // there at the first one, and panics on the names this provider took.

@@ -37,8 +37,20 @@ func newCounter(name, help string) *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{Subsystem: subsystem, Name: name, Help: help}, []string{"name"})
 }
 
-func newHistogram(name, help string) *prometheus.HistogramVec {
-	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Subsystem: subsystem, Name: name, Help: help, Buckets: durationBuckets(),
-	}, []string{"name"})
+// The settings of component-base's native histograms: each bucket at most 10% wider than the
+// one before, and at most 160 buckets.
+const (
+	nativeBucketFactor = 1.1
+	nativeMaxBuckets   = 160
+)
+
+// newHistogram makes a histogram with client-go's classic buckets and, if native, native
+// buckets as well, as component-base makes them.
+func newHistogram(name, help string, native bool) *prometheus.HistogramVec {
+	opts := prometheus.HistogramOpts{Subsystem: subsystem, Name: name, Help: help, Buckets: durationBuckets()}
+	if native {
+		opts.NativeHistogramBucketFactor = nativeBucketFactor
+		opts.NativeHistogramMaxBucketNumber = nativeMaxBuckets
+	}
+	return prometheus.NewHistogramVec(opts, []string{"name"})
 }

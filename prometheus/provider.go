@@ -38,18 +38,22 @@ var (
 // NewProvider returns a provider whose metrics are registered in reg; pass
 // prometheus.DefaultRegisterer for the global registry, or a registry of your own. If reg already
 // holds the metrics of a provider from this package, NewProvider returns that provider, so the
-// series of a name stay one. It returns an error if reg holds other metrics under the same names
-// (controller-runtime's or component-base's workqueue metrics, for example), and panics if reg
-// is nil.
-func NewProvider(reg prometheus.Registerer) (*Provider, error) {
+// series of a name stay one (and its options stay those it was made with). It returns an error
+// if reg holds other metrics under the same names (controller-runtime's or component-base's
+// workqueue metrics, for example), and panics if reg is nil.
+func NewProvider(reg prometheus.Registerer, opts ...Option) (*Provider, error) {
 	if reg == nil {
 		panic("workqueue: NewProvider: nil prometheus.Registerer")
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
 	p := &Provider{
 		depth:      newGauge("depth", depthHelp, "name"),
 		adds:       newCounter("adds_total", addsHelp),
-		latency:    newHistogram("queue_duration_seconds", latencyHelp),
-		work:       newHistogram("work_duration_seconds", workHelp),
+		latency:    newHistogram("queue_duration_seconds", latencyHelp, o.native),
+		work:       newHistogram("work_duration_seconds", workHelp, o.native),
 		unfinished: newGauge("unfinished_work_seconds", unfinishedHelp, "name"),
 		longest:    newGauge("longest_running_processor_seconds", longestHelp, "name"),
 		retries:    newCounter("retries_total", retriesHelp),
