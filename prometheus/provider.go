@@ -40,13 +40,16 @@ var (
 // holds the metrics of a provider from this package, NewProvider returns that provider, so the
 // series of a name stay one (and its options stay those it was made with). It returns an error
 // if reg holds other metrics under the same names (controller-runtime's or component-base's
-// workqueue metrics, for example), and panics if reg is nil.
+// workqueue metrics, for example), and panics if reg or an option is nil.
 func NewProvider(reg prometheus.Registerer, opts ...Option) (*Provider, error) {
 	if reg == nil {
 		panic("workqueue: NewProvider: nil prometheus.Registerer")
 	}
 	var o options
 	for _, opt := range opts {
+		if opt == nil {
+			panic("workqueue: NewProvider: nil Option")
+		}
 		opt(&o)
 	}
 	p := &Provider{

@@ -194,3 +194,19 @@ func TestNilRegistererPanics(t *testing.T) {
 	}()
 	wqprometheus.NewProvider(nil)
 }
+
+func TestNilOptionPanics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	func() {
+		defer func() {
+			if p := recover(); p == nil || p != "workqueue: NewProvider: nil Option" {
+				t.Errorf("recovered %v, want the workqueue: panic for a nil Option", p)
+			}
+		}()
+		wqprometheus.NewProvider(reg, wqprometheus.WithNativeHistograms(), nil)
+	}()
+	// The panic came before anything was registered: the registry is still free.
+	if _, err := wqprometheus.NewProvider(reg); err != nil {
+		t.Errorf("NewProvider after the panic: %v", err)
+	}
+}
