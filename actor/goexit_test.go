@@ -153,11 +153,7 @@ func TestAGoexitAsTheOwnerHandsOverLeavesNoCallerWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var armed atomic.Bool
 		q := newQueue(Config[string]{Metrics: metrics.Config{Name: "q", Provider: doneExiter{exitingAdds{adds: &exiter{}}, &armed}}})
-		put := func(c command[string]) chan result[string] {
-			c.reply = make(chan result[string], 1)
-			q.mailbox.put(c)
-			return c.reply
-		}
+		put := func(c command[string]) chan result[string] { return putAsking(q, c) }
 		a, ticks := &alarm{}, &alarm{}
 		put(command[string]{op: opAdd, item: "a"})
 		q.turn(a, ticks)
@@ -264,11 +260,7 @@ func TestTwoGoexitsAsTheOwnerHandsOver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var none, work atomic.Int32
 		q := newQueue(Config[string]{Metrics: metrics.Config{Name: "q", Provider: newFailing(&none, &none, &work, false)}})
-		put := func(c command[string]) chan result[string] {
-			c.reply = make(chan result[string], 1)
-			q.mailbox.put(c)
-			return c.reply
-		}
+		put := func(c command[string]) chan result[string] { return putAsking(q, c) }
 		a, ticks := &alarm{}, &alarm{}
 		put(command[string]{op: opAdd, item: "a"})
 		put(command[string]{op: opAdd, item: "b"})
@@ -414,11 +406,7 @@ func TestAGetCutShortKeepsWhatItTookFromReady(t *testing.T) {
 		var none, latency atomic.Int32
 		q := newQueue(Config[string]{Storage: foreignFIFO{&queue.FIFO[string]{}},
 			Metrics: metrics.Config{Name: "q", Provider: newFailing(&none, &latency, &none, false)}})
-		put := func(c command[string]) chan result[string] {
-			c.reply = make(chan result[string], 1)
-			q.mailbox.put(c)
-			return c.reply
-		}
+		put := func(c command[string]) chan result[string] { return putAsking(q, c) }
 		a, ticks := &alarm{}, &alarm{}
 		turn := func() { // in a goroutine of its own, which a Goexit may end
 			done := make(chan struct{})
@@ -494,4 +482,12 @@ func mustEnd(t *testing.T, f func()) {
 		t.Error("returned instead of ending its goroutine")
 	}()
 	<-ended
+}
+
+// putAsking puts c in q's mailbox with a reply channel of its own, which it returns, as a caller
+// that waits for the answer would, without waiting: the test drives the owner's turns itself.
+func putAsking(q *Queue[string], c command[string]) chan result[string] {
+	c.reply = make(chan result[string], 1)
+	q.mailbox.put(c)
+	return c.reply
 }
