@@ -29,24 +29,25 @@ func (q *Queue[T]) ShutDownWithDrain() {
 func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
 	reply := q.replies.Get().(chan result[T])
 	q.send(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
+	var drained, cut result[T]
 	select {
-	case r := <-reply:
-		q.replies.Put(reply)
-		<-q.exited
-		if r.fault != nil {
-			raiseFault(r.fault)
-		}
-		return nil, nil
+	case drained = <-reply:
 	case <-ctx.Done():
+		cut = q.ask(command[T]{op: opShutDown, more: &details[T]{report: true}}) // ends the drain above, too
+		drained = <-reply
 	}
-	r := q.call(command[T]{op: opShutDown, more: &details[T]{report: true}}) // ends the drain above, too
-	<-reply
 	q.replies.Put(reply)
 	<-q.exited
-	if len(r.items) == 0 {
-		return nil, nil // the drain completed as ctx ended
+	// A panic kept for the next caller rides on the first answer, the drain's.
+	for _, fault := range [...]any{drained.fault, cut.fault} {
+		if fault != nil {
+			raiseFault(fault)
+		}
 	}
-	return r.items, ctx.Err()
+	if len(cut.items) == 0 {
+		return nil, nil // the drain completed, before ctx ended or as it did
+	}
+	return cut.items, ctx.Err()
 }
 
 // Abandon shuts q down without waiting, for a queue that no caller can reach any more: the

@@ -1,8 +1,10 @@
 package actor
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -59,4 +61,29 @@ func TestAbandonLeavesABubblesQueueAlone(t *testing.T) {
 	<-abandoned
 	<-q.exited
 	assert.True(t, q.ShuttingDown())
+}
+
+// A panic kept for the next caller reaches a ShutDownWithDrainContext that its context cut
+// short: ending the drain answers the drain's command, which carries the panic. The caller
+// then raises it once the owner has exited.
+func TestADrainCutShortRaisesThePanicKeptForTheNextCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		storage := &failingStorage{}
+		q := New(Config[string]{Storage: storage})
+		q.Add("busy")
+		q.Get() // being processed, so the drain waits for it
+		q.AddAfter("later", time.Second, nil)
+		synctest.Wait()
+		storage.failing.Store(true) // the delayed add will fail in the owner, with no caller
+		time.Sleep(time.Second)
+		synctest.Wait()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		assert.PanicsWithValue(t, "push failed", func() { _, _ = q.ShutDownWithDrainContext(ctx) })
+		select {
+		case <-q.exited:
+		default:
+			t.Error("ShutDownWithDrainContext raised its panic before the owner exited")
+		}
+	})
 }
