@@ -18,7 +18,7 @@
 // sent them: once Add returns, a Len or a Get that starts later, on any goroutine, sees the
 // item. A caller's command is appended under a lock held for that one append; it never waits
 // for room, and a long backlog is never copied: commands wait in a chain of segments. The owner
-// takes every pending command at once, applies them, and sleeps on a wake-up channel and one
+// collects every pending command at once, applies them, and sleeps on a wake-up channel and one
 // timer when there are none: an idle queue on the real clock makes no wake-ups (see
 // base.injected and base.startHeartbeat for an injected one) and keeps at most two segments of
 // its mailbox, the largest its last burst used. A caller that wakes the owner while no item is

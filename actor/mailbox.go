@@ -7,7 +7,7 @@ import (
 )
 
 // mailbox carries commands from callers to the owner, in the order they were put. A caller's
-// put never blocks: it appends under a lock held for that one append. The owner takes every
+// put never blocks: it appends under a lock held for that one append. The owner collects every
 // pending command at once, so under load it pays for the lock once per batch, not once per
 // command, and callers never wait for a full buffer. The lock guards the mailbox only; the
 // queue's state is never touched under it.
@@ -29,12 +29,12 @@ import (
 //
 // Commands wait in a chain of segments. A segment, once full, is never copied: the next one
 // is linked after it, so a caller appending to a long backlog holds the lock for the append
-// alone, and a burst costs no growing copies. The owner takes the whole chain at once and
+// alone, and a burst costs no growing copies. The owner collects the whole chain at once and
 // gives the segments back emptied once it has applied them; they serve the next commands.
 //
 // When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
 // token on wake; whatever wakes it, the owner marks itself awake and takes any token a put sent
-// meanwhile before it takes the mailbox again, so that none is left to wake it for nothing.
+// meanwhile before it collects from the mailbox again, so that none is left to wake it for nothing.
 // Going to sleep, the owner keeps the two largest emptied segments and lets the rest go, so
 // that an idle queue keeps at most 2·maxSegment commands' worth of memory after a burst,
 // whatever its size; a queue never used holds no segment at all. Two, because a queue woken now
@@ -44,7 +44,7 @@ import (
 // otherwise allocate every segment of every burst afresh but the first two, the smallest.
 type mailbox[T comparable] struct {
 	mu         sync.Mutex
-	head, tail *segment[T] // the commands put and not yet taken; nil when there are none
+	head, tail *segment[T] // the commands put and not yet collected; nil when there are none
 	free       *segment[T] // emptied segments, linked by next, for the next commands
 	sleeping   bool        // the owner found the mailbox empty and waits on wake
 	rest       restRecord  // while the owner sleeps, what Len answers
@@ -74,9 +74,9 @@ func newMailbox[T comparable](taken *atomic.Uint64, stopping *atomic.Bool) mailb
 // wakes it, reporting whether it did. A shutdown command raises stopping as it goes in.
 func (b *mailbox[T]) put(c command[T]) (woke bool) { return b.enqueue(c, true) }
 
-// postOwn is put for a command the owner posts to itself during its turn. The owner takes the
-// mailbox again before it next sleeps, so it needs no wake token: one left behind would only
-// wake it from that sleep to find nothing.
+// postOwn is put for a command the owner posts to itself during its turn. The owner collects
+// from the mailbox again before it next sleeps, so it needs no wake token: one left behind would
+// only wake it from that sleep to find nothing.
 func (b *mailbox[T]) postOwn(c command[T]) { b.enqueue(c, false) }
 
 // enqueue stamps and appends c. If the owner was marked asleep, it no longer is, the length
@@ -128,11 +128,11 @@ func (b *mailbox[T]) extend() *segment[T] {
 	return s
 }
 
-// take returns every pending command, as a chain of segments, oldest first; or nil after
+// collect returns every pending command, as a chain of segments, oldest first; or nil after
 // marking the owner asleep: the owner must then wait on wake, and call wakeUp once woken.
-// Only the owner calls take, wakeUp and recycle (after the handover, the caller holding the
+// Only the owner calls collect, wakeUp and recycle (after the handover, the caller holding the
 // handover lock).
-func (b *mailbox[T]) take() *segment[T] { return b.takeOrRest(resting{}) }
+func (b *mailbox[T]) collect() *segment[T] { return b.collectOrRest(resting{}) }
 
 // wakeUp marks the owner awake, whatever woke it (a put, a nudge, its alarm), and returns
 // every pending command, or nil. It takes the token a put left, if the alarm woke the owner
@@ -153,9 +153,9 @@ func (b *mailbox[T]) wakeUp() *segment[T] {
 	return chain
 }
 
-// takeOrRest is take for an owner that has applied every command it took: if it goes to
+// collectOrRest is collect for an owner that has applied every command it collected: if it goes to
 // sleep, Len answers from r until the next put (see length).
-func (b *mailbox[T]) takeOrRest(r resting) *segment[T] {
+func (b *mailbox[T]) collectOrRest(r resting) *segment[T] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.head == nil {
@@ -262,7 +262,7 @@ func (b *mailbox[T]) keepLargest() {
 }
 
 // putBack puts back at the front of the mailbox, ahead of every command put since, the commands
-// of a taken chain that were not applied: rest, then the segments after current (nil when
+// of a collected chain that were not applied: rest, then the segments after current (nil when
 // rest is all). The owner calls it as its goroutine ends in the middle of a chain (see
 // Queue.succeed); the next owner applies them first.
 func (b *mailbox[T]) putBack(rest []command[T], current *segment[T]) {

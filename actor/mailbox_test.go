@@ -32,7 +32,7 @@ func chainItems(chain *segment[int]) (items, caps []int) {
 func TestMailboxKeepsOrderAcrossSegments(t *testing.T) {
 	b := newTestMailbox()
 	putItems(b, 0, 1000)
-	items, caps := chainItems(b.take())
+	items, caps := chainItems(b.collect())
 	for i, item := range items {
 		if item != i {
 			t.Fatalf("command %d holds item %d", i, item)
@@ -50,7 +50,7 @@ func TestMailboxKeepsOrderAcrossSegments(t *testing.T) {
 			t.Fatalf("segments of %v, want %v", caps, wantCaps)
 		}
 	}
-	if b.take() != nil {
+	if b.collect() != nil {
 		t.Fatal("a second take found commands")
 	}
 }
@@ -58,10 +58,10 @@ func TestMailboxKeepsOrderAcrossSegments(t *testing.T) {
 func TestMailboxReusesItsSegments(t *testing.T) {
 	b := newTestMailbox()
 	putItems(b, 0, 1000)
-	b.recycle(b.take())
+	b.recycle(b.collect())
 	allocs := testing.AllocsPerRun(20, func() {
 		putItems(b, 0, 1000)
-		b.recycle(b.take())
+		b.recycle(b.collect())
 	})
 	if allocs != 0 {
 		t.Errorf("a busy mailbox allocated %v times per burst of 1000 commands", allocs)
@@ -73,7 +73,7 @@ func TestMailboxRecycleReleasesItems(t *testing.T) {
 	for range 20 {
 		b.put(command[*int]{op: opAdd, item: new(int)})
 	}
-	chain := b.take()
+	chain := b.collect()
 	b.recycle(chain)
 	for s := chain; s != nil; s = s.next {
 		for i, c := range s.commands[:cap(s.commands)] {
@@ -87,8 +87,8 @@ func TestMailboxRecycleReleasesItems(t *testing.T) {
 func TestIdleMailboxKeepsTwoSegments(t *testing.T) {
 	b := newTestMailbox()
 	putItems(b, 0, 1000) // segments of 8, 16, 32, 64, 128, 256, 256 and 256 commands
-	b.recycle(b.take())
-	if b.take() != nil { // finds nothing: the owner goes to sleep
+	b.recycle(b.collect())
+	if b.collect() != nil { // finds nothing: the owner goes to sleep
 		t.Fatal("took commands from an empty mailbox")
 	}
 	kept := map[*segment[int]]bool{}
@@ -103,7 +103,7 @@ func TestIdleMailboxKeepsTwoSegments(t *testing.T) {
 	}
 	// The segments kept serve the next commands, even while the owner applies the first.
 	putItems(b, 0, 1)
-	chain := b.take()
+	chain := b.collect()
 	putItems(b, 0, 1)
 	if !kept[chain] || !kept[b.head] {
 		t.Error("a command took a new segment while two were kept")
@@ -116,8 +116,8 @@ func TestMailboxReusesItsSegmentsAcrossSleeps(t *testing.T) {
 	b := newTestMailbox()
 	burst := func() {
 		putItems(b, 0, 2*maxSegment)
-		b.recycle(b.take())
-		if b.take() != nil { // the owner goes to sleep
+		b.recycle(b.collect())
+		if b.collect() != nil { // the owner goes to sleep
 			t.Fatal("took commands from an empty mailbox")
 		}
 	}
@@ -129,7 +129,7 @@ func TestMailboxReusesItsSegmentsAcrossSleeps(t *testing.T) {
 
 func TestMailboxNeverUsedHoldsNoSegment(t *testing.T) {
 	b := newTestMailbox()
-	if b.take() != nil || b.head != nil || b.free != nil {
+	if b.collect() != nil || b.head != nil || b.free != nil {
 		t.Error("a mailbox never used holds a segment")
 	}
 }
@@ -139,8 +139,8 @@ func TestMailboxPutReportsTheWake(t *testing.T) {
 	if b.put(command[int]{op: opAdd}) {
 		t.Error("a put reported a wake before the owner ever slept")
 	}
-	b.recycle(b.take())
-	if b.take() != nil { // finds nothing: the owner goes to sleep
+	b.recycle(b.collect())
+	if b.collect() != nil { // finds nothing: the owner goes to sleep
 		t.Fatal("took commands from an empty mailbox")
 	}
 	if !b.put(command[int]{op: opAdd}) {

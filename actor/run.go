@@ -89,7 +89,7 @@ func raiseFault(fault any) {
 	panic(fault)
 }
 
-// turn takes the pending commands, or sleeps until a command, a getter's nudge or an alarm
+// turn collects the pending commands, or sleeps until a command, a getter's nudge or an alarm
 // comes; applies them; posts the delayed items that have fallen due; refills ready and re-arms
 // the alarms. Once it has applied the turn's commands, the owner looks at the clock and posts
 // the release of what is then due to its own mailbox: a due item is applied after every
@@ -102,7 +102,7 @@ func (q *Queue[T]) turn(a, ticks *alarm) {
 	if !q.waits {
 		rest = m.resting()
 	}
-	commands := q.mailbox.takeOrRest(rest)
+	commands := q.mailbox.collectOrRest(rest)
 	if commands == nil {
 		select {
 		case <-q.mailbox.wake:
@@ -127,7 +127,7 @@ func (q *Queue[T]) endTurn(a, ticks *alarm) {
 	ticks.set(q.m.tickDeadline())
 }
 
-// apply applies a chain of commands taken from the mailbox, in order, and recycles it.
+// apply applies a chain of commands collected from the mailbox, in order, and recycles it.
 func (q *Queue[T]) apply(chain *segment[T]) {
 	for s := chain; s != nil; s = s.next {
 		q.m.prefetch(s.commands)

@@ -83,7 +83,7 @@ func (q *Queue[T]) settle(own []command[T]) {
 // that needs the time reads the clock afresh.
 func (q *Queue[T]) drainMailbox() {
 	q.m.beginTurn()
-	for chain := q.mailbox.take(); chain != nil; chain = q.mailbox.take() {
+	for chain := q.mailbox.collect(); chain != nil; chain = q.mailbox.collect() {
 		q.apply(chain)
 	}
 }
