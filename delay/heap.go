@@ -7,6 +7,7 @@
 package delay
 
 import (
+	"slices"
 	"time"
 
 	"github.com/actorqueue/workqueue/internal/table"
@@ -16,6 +17,9 @@ import (
 // item. Scheduling an item that is already waiting keeps the earlier of the two instants: an
 // entry only ever moves earlier. Items due at the same instant come out in the order
 // container/heap would give them, so a queue built on Heap releases ties as client-go's does.
+//
+// Its arrays grow by doubling and, once it empties, are let go if they hold more than keep
+// items, so that a burst of delayed items leaves no memory behind.
 //
 // The zero value is an empty heap ready to use. It is not safe for concurrent use.
 type Heap[T comparable] struct {
@@ -55,7 +59,7 @@ func (h *Heap[T]) Schedule(item T, at time.Duration) bool {
 	n := h.newSlot(item)
 	*number = n
 	h.slots[n].pos = int32(len(h.heap))
-	h.heap = append(h.heap, entry{at: at, slot: n})
+	h.heap = append(roomForOne(h.heap), entry{at: at, slot: n})
 	h.up(len(h.heap) - 1)
 	return true
 }
@@ -84,9 +88,9 @@ func (h *Heap[T]) PopDue(now time.Duration) (item T, ok bool) {
 	item = h.slots[n].item
 	h.index.Delete(item)
 	h.slots[n] = slot[T]{}
-	h.free = append(h.free, n)
+	h.free = append(roomForOne(h.free), n)
 	if len(h.heap) == 0 {
-		h.slots, h.free = h.slots[:0], h.free[:0]
+		h.emptied()
 	}
 	return item, true
 }
@@ -104,8 +108,33 @@ func (h *Heap[T]) newSlot(item T) int32 {
 		h.slots[n] = slot[T]{item: item}
 		return n
 	}
-	h.slots = append(h.slots, slot[T]{item: item})
+	h.slots = append(roomForOne(h.slots), slot[T]{item: item})
 	return int32(len(h.slots) - 1)
+}
+
+// keep is the capacity, in items, up to which an emptied heap keeps its arrays for the next
+// items, as a queue's FIFO keeps its ring: a steady trickle of retries reuses them, and a
+// larger burst lets them go once it has passed.
+const keep = 256
+
+// emptied forgets the slot numbers of a heap that has just become empty, and lets its arrays go
+// if they are larger than keep.
+func (h *Heap[T]) emptied() {
+	if cap(h.heap) > keep {
+		h.heap, h.slots, h.free = nil, nil, nil
+		return
+	}
+	h.slots, h.free = h.slots[:0], h.free[:0]
+}
+
+// roomForOne returns s with room for one more element, doubling its capacity when it is full.
+// append alone grows a large slice by a quarter at a time, so a flood of delayed items would
+// copy each array about three times as often, and allocate over twice the memory.
+func roomForOne[E any](s []E) []E {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, len(s)+1) // more than len(s) more, or append would grow by a quarter
 }
 
 // place puts e at position i of the heap and tells its slot where it is.
