@@ -354,11 +354,7 @@ func TestConcurrentDrainsWaitForProcessing(t *testing.T) {
 }
 
 func TestInvalidConstructionPanics(t *testing.T) {
-	var nilExponential *workqueue.TypedItemExponentialFailureRateLimiter[string]
 	tests := map[string]func(){
-		"nil limiter":            func() { workqueue.NewTypedRateLimitingQueue[string](nil) },
-		"typed nil limiter":      func() { workqueue.NewTypedRateLimitingQueue[string](nilExponential) },
-		"nil untyped limiter":    func() { workqueue.NewRateLimitingQueue(nil) },
 		"nil limiter in max-of":  func() { workqueue.NewTypedMaxOfRateLimiter[string](nil) },
 		"nil limiter, max wait":  func() { workqueue.NewTypedWithMaxWaitRateLimiter[string](nil, time.Second) },
 		"negative max wait":      func() { workqueue.NewWithMaxWaitRateLimiter(workqueue.DefaultItemBasedRateLimiter(), -1) },
@@ -378,6 +374,62 @@ func TestInvalidConstructionPanics(t *testing.T) {
 			f()
 		})
 	}
+}
+
+// client-go's queues accept a nil rate limiter: such a queue works as a delaying queue, and
+// fails only where it asks the limiter, in the caller (controller-runtime's tests build one).
+// Ours fails at the same calls, with a runtime.Error that says why, and goes on.
+func TestANilRateLimiterFailsOnlyWhereItIsAsked(t *testing.T) {
+	var nilExponential *workqueue.TypedItemExponentialFailureRateLimiter[string]
+	queues := map[string]func() workqueue.TypedRateLimitingInterface[string]{
+		"nil": func() workqueue.TypedRateLimitingInterface[string] {
+			return workqueue.NewTypedRateLimitingQueue[string](nil)
+		},
+		"a nil pointer to one of ours": func() workqueue.TypedRateLimitingInterface[string] {
+			return workqueue.NewTypedRateLimitingQueue[string](nilExponential)
+		},
+		"around another package's queue": func() workqueue.TypedRateLimitingInterface[string] {
+			return workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{
+				DelayingQueue: otherDelaying{workqueue.NewTypedDelayingQueue[string]()},
+			})
+		},
+	}
+	for name, newQueue := range queues {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := newQueue()
+				defer q.ShutDown()
+				asks := map[string]func(){
+					"AddRateLimited": func() { q.AddRateLimited("a") },
+					"Forget":         func() { q.Forget("a") },
+					"NumRequeues":    func() { q.NumRequeues("a") },
+				}
+				for method, ask := range asks {
+					err := panicOf(ask)
+					require.Error(t, err, "%s did not panic", method)
+					_, ok := err.(runtime.Error)
+					assert.True(t, ok, "%s panics with a %T, not a runtime.Error as client-go's does", method, err)
+					assert.Regexp(t, "^workqueue: "+method+": the queue has no rate limiter: ", err.Error())
+				}
+				q.Add("a")
+				q.AddAfter("b", time.Second)
+				time.Sleep(time.Second)
+				synctest.Wait()
+				require.Equal(t, 2, q.Len(), "the failed calls added nothing, and the queue works")
+				for _, want := range []string{"a", "b"} {
+					item, shutdown := q.Get()
+					assert.Equal(t, want, item)
+					assert.False(t, shutdown)
+					q.Done(item)
+				}
+			})
+		})
+	}
+}
+
+// otherDelaying is a delaying queue of another package, as far as this one can tell.
+type otherDelaying struct {
+	workqueue.TypedDelayingInterface[string]
 }
 
 func TestMostNegativeAndLargestDelaysFromAFakeClock(t *testing.T) {

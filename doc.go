@@ -34,8 +34,10 @@
 //     sharing it, runs in the adopting queue's goroutine (see package limiter). A limiter of
 //     your own is called in the caller's goroutine, as in client-go.
 //   - The bucket limiters read the queue's clock, so a fake clock governs them too.
-//   - Invalid constructor arguments (a nil rate limiter, negative delays) panic at once with a
-//     message that starts with "workqueue:".
+//   - Invalid constructor arguments (negative delays, a nil part of a combined limiter) panic
+//     at once with a message that starts with "workqueue:". A rate-limiting queue given a nil
+//     limiter works, as in client-go, until AddRateLimited, Forget or NumRequeues asks it: they
+//     panic in the caller with a runtime.Error that says so.
 //   - ParallelizeUntil raises a panic from a worker in the caller's goroutine instead of
 //     crashing the process.
 //   - ItemExponentialFailureRateLimiter returns its maximum delay where client-go's arithmetic

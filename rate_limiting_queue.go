@@ -59,13 +59,15 @@ func (q *rateLimitingQueue[T]) Forget(item T) { q.q.Forget(item, q.limiter) }
 func (q *rateLimitingQueue[T]) NumRequeues(item T) int { return q.q.NumRequeues(item, q.limiter) }
 
 // NewTypedRateLimitingQueue returns a new, unnamed rate-limiting queue. Remember to call Forget:
-// the limiter tracks an item's failures until then. It panics if rateLimiter is nil.
+// the limiter tracks an item's failures until then. A nil rateLimiter is accepted, as in
+// client-go: the queue then works as a delaying queue, and AddRateLimited, Forget and
+// NumRequeues panic in the caller, with a runtime.Error that says so.
 func NewTypedRateLimitingQueue[T comparable](rateLimiter TypedRateLimiter[T]) TypedRateLimitingInterface[T] {
 	return NewTypedRateLimitingQueueWithConfig(rateLimiter, TypedRateLimitingQueueConfig[T]{})
 }
 
 // NewTypedRateLimitingQueueWithConfig returns a new rate-limiting queue configured by config.
-// Remember to call Forget. It panics if rateLimiter is nil.
+// Remember to call Forget. A nil rateLimiter is accepted, as by NewTypedRateLimitingQueue.
 func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimiter[T], config TypedRateLimitingQueueConfig[T]) TypedRateLimitingInterface[T] {
 	limiter := actor.NewLimiter("NewTypedRateLimitingQueueWithConfig", rateLimiter) // before any queue starts
 	var dq *delayingQueue[T]

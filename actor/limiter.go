@@ -29,14 +29,39 @@ type Limiter[T comparable] struct {
 	retries metrics.CounterMetric // counts an AddRateLimited before shutdown; nil for none
 }
 
-// NewLimiter prepares l for use by a queue, which adopts it with [Queue.Adopt]. It panics,
-// naming caller, if l is nil.
-func NewLimiter[T comparable](caller string, l limiter.RateLimiter[T]) *Limiter[T] {
+// NewLimiter prepares l for use by a queue, which adopts it with [Queue.Adopt]. A nil l is
+// accepted, as client-go's queues accept it: the queue works without rate limiting, and asking
+// the limiter panics in the caller (see absent); constructor names the function given nil.
+func NewLimiter[T comparable](constructor string, l limiter.RateLimiter[T]) *Limiter[T] {
 	if limiter.IsNil(l) {
-		panic("workqueue: " + caller + ": nil rate limiter")
+		l = absent[T]{constructor}
 	}
 	return &Limiter[T]{limiter: l}
 }
+
+// absent stands for the nil rate limiter a queue was built with. client-go's queue calls the
+// nil limiter in AddRateLimited, Forget and NumRequeues, and fails there, in the caller, with a
+// nil-pointer dereference. absent fails at the same calls, with a runtime.Error that says what
+// is wrong. It is not a limiter of package limiter, so no queue adopts it: it is called in the
+// caller's goroutine, and the owner's never sees the panic.
+type absent[T comparable] struct{ constructor string }
+
+func (a absent[T]) When(T) time.Duration { panic(a.missing("AddRateLimited")) }
+func (a absent[T]) Forget(T)             { panic(a.missing("Forget")) }
+func (a absent[T]) NumRequeues(T) int    { panic(a.missing("NumRequeues")) }
+
+func (a absent[T]) missing(method string) noLimiter {
+	return noLimiter("workqueue: " + method + ": the queue has no rate limiter: " +
+		a.constructor + " was given nil")
+}
+
+// noLimiter is the panic of a call that needs the rate limiter of a queue built without one.
+type noLimiter string
+
+func (e noLimiter) Error() string { return string(e) }
+
+// RuntimeError marks noLimiter as a runtime.Error, as client-go's nil-pointer dereference is.
+func (noLimiter) RuntimeError() {}
 
 // Adopt returns the Limiter through which q asks l's limiter, counting retries on retries when
 // not nil. q adopts a limiter of package limiter that no other queue has adopted (see

@@ -76,8 +76,8 @@ func (*nilReceiver) NumRequeues(string) int    { return 7 }
 
 // TestNilLimiterOfTheUsersType: client-go takes any limiter, and a nil pointer of a type whose
 // methods do not read the receiver works there. Both libraries take it, alone, in a max-of, a
-// max-wait and a queue. (A nil interface, or a nil pointer to a limiter of the library's own,
-// panics at construction here: see TestInvalidConstructionPanics.)
+// max-wait and a queue. (For a nil interface, or a nil pointer to a limiter of the library's
+// own, see TestNilLimiter.)
 func TestNilLimiterOfTheUsersType(t *testing.T) {
 	l := (*nilReceiver)(nil)
 	results := [2]string{
@@ -97,5 +97,47 @@ func TestNilLimiterOfTheUsersType(t *testing.T) {
 	}
 	if results[0] != results[1] {
 		t.Errorf("client-go:  %s\nactorqueue: %s", results[0], results[1])
+	}
+}
+
+// TestNilLimiter: client-go's queues take a nil rate limiter, or a nil pointer to one of its own
+// limiters, and work as delaying queues until they ask it: AddRateLimited, NumRequeues and
+// Forget then panic in the caller, and add nothing. Both libraries do the same (controller-
+// runtime's tests build such a queue).
+func TestNilLimiter(t *testing.T) {
+	kinds := map[string][2]clientgo.TypedRateLimiter[string]{
+		"nil interface": {nil, nil},
+		"nil pointer": {
+			(*clientgo.TypedItemExponentialFailureRateLimiter[string])(nil),
+			(*actorqueue.TypedItemExponentialFailureRateLimiter[string])(nil),
+		},
+	}
+	for kind, limiters := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			var results [2]string
+			for i, l := range limiters {
+				synctest.Test(t, func(t *testing.T) {
+					q := rateLimitingOn(i, l, newMetricCalls())
+					defer q.ShutDown()
+					q.Add("a")
+					q.AddAfter("b", time.Second)
+					results[i] = fmt.Sprintf("AddRateLimited %s, NumRequeues %s, Forget %s",
+						outcomeOf(func() any { q.AddRateLimited("c"); return nil }),
+						outcomeOf(func() any { return q.NumRequeues("a") }),
+						outcomeOf(func() any { q.Forget("a"); return nil }))
+					time.Sleep(time.Minute)
+					synctest.Wait()
+					results[i] += fmt.Sprintf("; then Len %d, Get", q.Len())
+					for q.Len() > 0 {
+						item, _ := q.Get()
+						q.Done(item)
+						results[i] += " " + item
+					}
+				})
+			}
+			if results[0] != results[1] {
+				t.Errorf("client-go:  %s\nactorqueue: %s", results[0], results[1])
+			}
+		})
 	}
 }
