@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// newTestMailbox returns a mailbox with no owner: the test takes and recycles by hand.
+// newTestMailbox returns a mailbox with no owner: the test collects and recycles by hand.
 func newTestMailbox() *mailbox[int] {
 	b := newMailbox[int](new(atomic.Uint64), new(atomic.Bool))
 	return &b
@@ -51,7 +51,7 @@ func TestMailboxKeepsOrderAcrossSegments(t *testing.T) {
 		}
 	}
 	if b.collect() != nil {
-		t.Fatal("a second take found commands")
+		t.Fatal("a second collect found commands")
 	}
 }
 
@@ -89,7 +89,7 @@ func TestIdleMailboxKeepsTwoSegments(t *testing.T) {
 	putItems(b, 0, 1000) // segments of 8, 16, 32, 64, 128, 256, 256 and 256 commands
 	b.recycle(b.collect())
 	if b.collect() != nil { // finds nothing: the owner goes to sleep
-		t.Fatal("took commands from an empty mailbox")
+		t.Fatal("collected commands from an empty mailbox")
 	}
 	kept := map[*segment[int]]bool{}
 	for s := b.free; s != nil; s = s.next {
@@ -118,7 +118,7 @@ func TestMailboxReusesItsSegmentsAcrossSleeps(t *testing.T) {
 		putItems(b, 0, 2*maxSegment)
 		b.recycle(b.collect())
 		if b.collect() != nil { // the owner goes to sleep
-			t.Fatal("took commands from an empty mailbox")
+			t.Fatal("collected commands from an empty mailbox")
 		}
 	}
 	burst()
@@ -141,7 +141,7 @@ func TestMailboxPutReportsTheWake(t *testing.T) {
 	}
 	b.recycle(b.collect())
 	if b.collect() != nil { // finds nothing: the owner goes to sleep
-		t.Fatal("took commands from an empty mailbox")
+		t.Fatal("collected commands from an empty mailbox")
 	}
 	if !b.put(command[int]{op: opAdd}) {
 		t.Error("the first put after the owner fell asleep did not report a wake")

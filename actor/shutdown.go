@@ -33,12 +33,14 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 	select {
 	case drained = <-reply:
 	case <-ctx.Done():
-		cut = q.ask(command[T]{op: opShutDown, more: &details[T]{report: true}}) // ends the drain above, too
+		// A plain shutdown, which reports the items in processing, ends the drain above too.
+		cut = q.ask(command[T]{op: opShutDown, more: &details[T]{report: true}})
 		drained = <-reply
 	}
 	q.replies.Put(reply)
 	<-q.exited
-	// A panic kept for the next caller rides on the first answer, the drain's.
+	// Either answer may carry a panic for this caller: one kept for the next caller rides on
+	// the first answer given, which is the drain's. Raise it now that the owner has gone.
 	for _, fault := range [...]any{drained.fault, cut.fault} {
 		if fault != nil {
 			raiseFault(fault)
