@@ -19,7 +19,7 @@ type fifo[T comparable] struct {
 
 	ready     chan handoff[T]
 	taken     *atomic.Uint64 // the watermark of takes (see mailbox)
-	more      *atomic.Bool   // items wait that ready had no room for (see refill)
+	overflow  *atomic.Bool   // items wait that ready had no room for (see refill)
 	readAhead bool           // reserve items before getters ask
 	wanted    int            // getters waiting for an item, when not reading ahead
 	delayed   int            // the delay heap's size the metrics last heard of
@@ -313,19 +313,19 @@ func (m *fifo[T]) resting() resting {
 // ahead, otherwise one per waiting getter.
 //
 // Takes tell the owner nothing, so an owner asleep with ready full and more items waiting would
-// not know when getters have emptied it. Reading ahead, refill therefore says in more whether
-// items wait that ready had no room for, and the getter whose take empties ready nudges the
-// owner into a turn, which refills it. When more items wait in storage than ready has room for,
-// more is raised, with an atomic store, before ready's length is read again for the refill, so
-// that a take that empties ready either comes before that read, which then finds the room, or
-// loads more after the store and sees it raised. (When they all fit, more is not raised:
-// getters only make more room.) The length is read without the channel's lock, and Go's memory
-// model alone does not keep that read after the store; on the platforms Go runs on, nothing
-// moves it (on amd64 the store is a full barrier, and on arm64 len of a channel starts with an
-// acquiring load in the runtime).
+// not know when getters have emptied it. Reading ahead, refill therefore says in overflow
+// whether items wait that ready had no room for, and the getter whose take empties ready nudges
+// the owner into a turn, which refills it. When more items wait in storage than ready has room
+// for, overflow is raised, with an atomic store, before ready's length is read again for the
+// refill, so that a take that empties ready either comes before that read, which then finds the
+// room, or loads overflow after the store and sees it raised. (When they all fit, overflow is
+// not raised: getters only make more room.) The length is read without the channel's lock, and
+// Go's memory model alone does not keep that read after the store; on the platforms Go runs on,
+// nothing moves it (on amd64 the store is a full barrier, and on arm64 len of a channel starts
+// with an acquiring load in the runtime).
 func (m *fifo[T]) refill() {
 	if m.readAhead && m.state.Len()-m.state.Reservations() > cap(m.ready)-len(m.ready) {
-		setIfChanged(m.more, true)
+		setIfChanged(m.overflow, true)
 	}
 	reserved := 0
 	for !m.shuttingDown && len(m.ready) < cap(m.ready) && (m.readAhead || m.wanted > 0) {
@@ -341,12 +341,13 @@ func (m *fifo[T]) refill() {
 	}
 	m.state.PrefetchReserved(reserved) // for their takes
 	if m.readAhead {
-		setIfChanged(m.more, !m.shuttingDown && m.state.Len() > m.state.Reservations())
+		setIfChanged(m.overflow, !m.shuttingDown && m.state.Len() > m.state.Reservations())
 	}
 }
 
-// setIfChanged stores v in b unless b holds it already: getters read more, so the owner writes
-// it only when it changes, and not at all while its queue keeps no more than ready holds.
+// setIfChanged stores v in b unless b holds it already: getters read overflow, so the owner
+// writes it only when it changes, and not at all while its queue keeps no more than ready
+// holds.
 func setIfChanged(b *atomic.Bool, v bool) {
 	if b.Load() != v {
 		b.Store(v)

@@ -65,7 +65,7 @@ func (q *Queue[T]) take(h handoff[T]) T {
 		raiseFault(h.fault)
 	}
 	raise(&q.taken, h.seq)
-	if len(q.ready) == 0 && q.more.Load() && !mutant.Active(mutant.Unnudged) {
+	if len(q.ready) == 0 && q.overflow.Load() && !mutant.Active(mutant.Unnudged) {
 		// This take emptied ready, and told the owner nothing: it may be asleep with more
 		// items than ready had room for (see fifo.refill).
 		q.mailbox.nudge()

@@ -48,7 +48,7 @@ type Queue[T comparable] struct {
 	handover chan struct{} // closed when the owner has given up the state
 	exited   chan struct{} // closed when the owner goroutine has returned
 	stopping atomic.Bool   // shutdown has begun
-	more     atomic.Bool   // the owner holds items that ready had no room for (see fifo.refill)
+	overflow atomic.Bool   // the owner holds items that ready had no room for (see fifo.refill)
 	served   atomic.Bool   // a delaying queue serves the delay heap: q itself, or one that joined
 
 	clock     clock.Clock // never nil
@@ -98,7 +98,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 		forward:   c.Forward,
 		ready:     q.ready,
 		taken:     &q.taken,
-		more:      &q.more,
+		overflow:  &q.overflow,
 		readAhead: builtin,
 	}
 	if c.StopWhen != nil {
