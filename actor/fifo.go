@@ -397,7 +397,7 @@ func (m *fifo[T]) cutShort() bool {
 	return false
 }
 
-func (m *fifo[T]) wake() { m.wakeFor(m.nextDue()) }
+func (m *fifo[T]) catchUp() { m.catchUpWith(m.nextDue()) }
 
 // noteDelayed tells the metrics how many items wait in the delay heap, when that changed.
 func (m *fifo[T]) noteDelayed() {

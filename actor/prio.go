@@ -176,7 +176,7 @@ func (m *prio[T]) giveBack(item T, priority int) {
 // no measured workload has grown beyond the cache.
 func (m *prio[T]) prefetch([]command[T]) {}
 
-func (m *prio[T]) wake() { m.wakeFor(m.nextDue()) }
+func (m *prio[T]) catchUp() { m.catchUpWith(m.nextDue()) }
 
 // resting returns the length with no takes to allow for: a getter's item is in processing as
 // soon as it is handed over.

@@ -31,8 +31,8 @@ type rules[T comparable] interface {
 	// prefetch reads ahead the memory that applying commands will touch, before they are
 	// applied.
 	prefetch(commands []command[T])
-	// wake does the work that time brings, at the end of a turn.
-	wake()
+	// catchUp does the work that time has brought, at the end of a turn. It wakes nobody.
+	catchUp()
 	// refill hands items to waiting getters, at the end of a turn.
 	refill()
 	// deadline returns the instant the owner must wake at if no command comes first, or zero.
@@ -216,10 +216,10 @@ func (b *base[T]) postDue(now time.Time) {
 	}
 }
 
-// wakeFor does the work that time brings, given the instant the earliest delayed item falls
-// due (ok false when none waits): it posts the release of what is due (see postDue), moves
-// the unfinished-work gauges when due and schedules the next heartbeat once one has passed.
-func (b *base[T]) wakeFor(due time.Time, ok bool) {
+// catchUpWith does the work that time brings, given the instant the earliest delayed item falls
+// due (ok false when none waits): it posts the release of what is due (see postDue), moves the
+// unfinished-work gauges when due and schedules the next heartbeat once one has passed.
+func (b *base[T]) catchUpWith(due time.Time, ok bool) {
 	if !ok && b.tickAt.IsZero() && b.beatAt.IsZero() {
 		return
 	}

@@ -121,7 +121,7 @@ func (q *Queue[T]) turn(a, ticks *alarm) {
 
 // endTurn does the last steps of a turn: what time brings, the refill of ready, the alarms.
 func (q *Queue[T]) endTurn(a, ticks *alarm) {
-	q.m.wake()
+	q.m.catchUp()
 	q.m.refill()
 	a.set(q.m.deadline())
 	ticks.set(q.m.tickDeadline())

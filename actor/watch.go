@@ -10,10 +10,10 @@ type watched[T comparable] struct {
 	stopped bool // stop has reported true
 }
 
-// wake shuts the queue down if stop reports true, then does the work that time brings. A panic
-// of stop, which is foreign code, is kept for the next caller that waits for an answer, as any
-// panic with nobody waiting is.
-func (w *watched[T]) wake() {
+// catchUp shuts the queue down if stop reports true, then does the work that time brings. A
+// panic of stop, which is foreign code, is kept for the next caller that waits for an answer,
+// as any panic with nobody waiting is.
+func (w *watched[T]) catchUp() {
 	if !w.stopped && !w.finished() {
 		func() {
 			c := command[T]{op: opShutDown}
@@ -28,5 +28,5 @@ func (w *watched[T]) wake() {
 			}
 		}()
 	}
-	w.rules.wake()
+	w.rules.catchUp()
 }
