@@ -390,7 +390,7 @@ func TestANilRateLimiterFailsOnlyWhereItIsAsked(t *testing.T) {
 		},
 		"around another package's queue": func() workqueue.TypedRateLimitingInterface[string] {
 			return workqueue.NewTypedRateLimitingQueueWithConfig[string](nil, workqueue.TypedRateLimitingQueueConfig[string]{
-				DelayingQueue: otherDelaying{workqueue.NewTypedDelayingQueue[string]()},
+				DelayingQueue: &foreignDelaying{TypedDelayingInterface: workqueue.NewTypedDelayingQueue[string]()},
 			})
 		},
 	}
@@ -425,11 +425,6 @@ func TestANilRateLimiterFailsOnlyWhereItIsAsked(t *testing.T) {
 			})
 		})
 	}
-}
-
-// otherDelaying is a delaying queue of another package, as far as this one can tell.
-type otherDelaying struct {
-	workqueue.TypedDelayingInterface[string]
 }
 
 func TestMostNegativeAndLargestDelaysFromAFakeClock(t *testing.T) {
