@@ -30,9 +30,12 @@ type Map[K comparable, V any] struct {
 type slot[K comparable, V any] struct {
 	key  K
 	val  V
-	hash uint32 // the low bits of key's hash, so that moving an entry needs no rehash
-	used bool
+	hash uint32 // the low bits of key's hash, top bit set: zero marks an empty slot
 }
+
+// used reports whether the slot holds an entry. A flag of its own would cost a slot of an int
+// key and an int32 value (the delay heap's index) a third more memory: 24 bytes, not 16.
+func (s *slot[K, V]) used() bool { return s.hash != 0 }
 
 // Len returns the number of entries.
 func (m *Map[K, V]) Len() int { return m.n }
@@ -79,7 +82,7 @@ func (m *Map[K, V]) Ref(key K) (val *V, found bool) {
 		m.resize(2 * len(m.slots))
 		i, _ = m.find(key, h)
 	}
-	m.slots[i] = slot[K, V]{key: key, hash: h, used: true}
+	m.slots[i] = slot[K, V]{key: key, hash: h}
 	m.n++
 	return &m.slots[i].val, false
 }
@@ -115,7 +118,7 @@ func (m *Map[K, V]) Prefetch(keys []K) {
 			batch[i] = m.hash(keys[i])
 		}
 		for _, h := range batch {
-			if m.slots[int(h)&mask].used {
+			if m.slots[int(h)&mask].used() {
 				used++
 			}
 		}
@@ -137,7 +140,7 @@ func (m *Map[K, V]) Delete(key K) bool {
 	mask := len(m.slots) - 1
 	// Move back every following entry that may sit in the hole, so that no probe sequence
 	// crosses an empty slot before reaching its key.
-	for j := (i + 1) & mask; m.slots[j].used; j = (j + 1) & mask {
+	for j := (i + 1) & mask; m.slots[j].used(); j = (j + 1) & mask {
 		home := int(m.slots[j].hash) & mask
 		if (j-home)&mask >= (j-i)&mask {
 			m.slots[i] = m.slots[j]
@@ -158,7 +161,7 @@ func (m *Map[K, V]) find(key K, h uint32) (int, bool) {
 	mask := len(m.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := &m.slots[i]
-		if !s.used {
+		if !s.used() {
 			return i, false
 		}
 		if s.hash == h && s.key == key {
@@ -175,16 +178,20 @@ func mustHash[K comparable](key K) {
 	_ = none[key]
 }
 
-// hash returns the low bits of key's hash: enough for any table that fits in memory, since
-// a slot's place is the hash modulo the table's size.
-func (m *Map[K, V]) hash(key K) uint32 { return uint32(maphash.Comparable(m.seed, key)) }
+// hash returns the low 31 bits of key's hash with the top bit set, so that no hash is zero,
+// the mark of an empty slot. A slot's place is the hash modulo the table's size, so 31 bits
+// place keys in a table of up to 2³¹ slots (32 GiB at 16 bytes a slot); a larger table still
+// works, with half its slots no key's first choice.
+func (m *Map[K, V]) hash(key K) uint32 { return marked(maphash.Comparable(m.seed, key)) }
+
+func marked(hash uint64) uint32 { return uint32(hash) | 1<<31 }
 
 // resize moves every entry into a table of the given power-of-two size.
 func (m *Map[K, V]) resize(size int) {
 	old := m.slots
 	m.slots = make([]slot[K, V], size)
 	for k := range old {
-		if s := &old[k]; s.used {
+		if s := &old[k]; s.used() {
 			i, _ := m.find(s.key, s.hash)
 			m.slots[i] = *s
 		}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestMap(t *testing.T) {
@@ -88,11 +89,11 @@ func TestMapEveryProbeSequenceIsUnbroken(t *testing.T) {
 		}
 		mask := len(m.slots) - 1
 		for i, s := range m.slots {
-			if !s.used {
+			if !s.used() {
 				continue
 			}
 			for j := int(m.hash(s.key)) & mask; j != i; j = (j + 1) & mask {
-				if !m.slots[j].used {
+				if !m.slots[j].used() {
 					t.Fatalf("op %d: key %d at %d, empty slot %d between it and its home", op, s.key, i, j)
 				}
 			}
@@ -244,4 +245,21 @@ func BenchmarkChurn(b *testing.B) {
 func hashFault(p any) bool {
 	err, ok := p.(runtime.Error)
 	return ok && strings.Contains(err.Error(), "hash of unhashable type") && strings.Contains(err.Error(), "[]int")
+}
+
+// A hash is never the zero of an empty slot, and keeps the bits that place its key.
+func TestMarkedHashIsNeverEmpty(t *testing.T) {
+	for _, h := range []uint64{0, 1, 1 << 32, 1<<31 - 1, 1 << 31, math.MaxUint64} {
+		if got := marked(h); got == 0 || got&(1<<31-1) != uint32(h)&(1<<31-1) {
+			t.Errorf("marked(%#x) = %#x: want it nonzero, with the low 31 bits of the hash", h, got)
+		}
+	}
+}
+
+// An entry of the delay heap's index, an int key and an int32 slot number, takes 16 bytes:
+// the mark of a used slot costs no byte of its own.
+func TestMapSlotHoldsNoMoreThanItsEntry(t *testing.T) {
+	if size := unsafe.Sizeof(slot[int, int32]{}); size != 16 {
+		t.Errorf("a slot of Map[int, int32] takes %d bytes, want 16", size)
+	}
 }
