@@ -7,6 +7,11 @@ type entries[T comparable] struct {
 	less func(a, b *entry[T]) bool
 }
 
+// keep is the size, in entries, up to which an emptied heap keeps its array, and an emptied
+// State its map of entries, for the next entries; beyond it, they are let go once a burst has
+// passed, as the other queues' FIFO and delay heap let theirs go.
+const keep = 256
+
 func (h *entries[T]) len() int { return len(h.list) }
 
 // top returns the first entry without removing it; the heap must not be empty.
@@ -26,6 +31,9 @@ func (h *entries[T]) remove(e *entry[T]) {
 	}
 	h.list[last] = nil
 	h.list = h.list[:last]
+	if last == 0 && cap(h.list) > keep {
+		h.list = nil // a burst has passed: let its array go
+	}
 	if i != last {
 		h.fix(i)
 	}

@@ -35,6 +35,7 @@ type entry[T comparable] struct {
 // concurrent use: one goroutine at a time owns it.
 type State[T comparable] struct {
 	entries map[T]*entry[T] // every ready or waiting item
+	peak    int             // the most entries since entries was made
 	ready   entries[T]      // ready items that may be handed out, best first
 	blocked map[T]*entry[T] // ready items held back while the same item is handed out
 	waiting entries[T]      // waiting items, earliest first
@@ -88,6 +89,7 @@ func (s *State[T]) Add(item T, priority int, readyAt time.Time) Added {
 	if !ok {
 		e = &entry[T]{item: item, priority: priority, order: s.next(), readyAt: readyAt}
 		s.entries[item] = e
+		s.peak = max(s.peak, len(s.entries))
 		if readyAt.IsZero() {
 			s.makeReady(e)
 			return Added{Ready: true, Priority: priority}
@@ -176,6 +178,10 @@ func (s *State[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
 	e := s.ready.top()
 	s.ready.remove(e)
 	delete(s.entries, e.item)
+	if len(s.entries) == 0 && s.peak > keep {
+		// A Go map never shrinks: once a burst has passed, a new one lets its memory go.
+		s.entries, s.peak = make(map[T]*entry[T]), 0
+	}
 	s.locked[e.item] = now
 	return e.item, e.priority, true
 }
