@@ -382,12 +382,13 @@ func (m *fifo[T]) takeMine(mine handoff[T]) {
 	m.held, m.holding = handoff[T]{}, false
 }
 
-// cutShort deals with a take whose metrics ended the goroutine as they heard of it: the take's
-// getter is owed the Goexit, to claim as it confirms its take, and the command whose stamp
-// carried the take goes back to the mailbox, not yet under way. A Get the owner applies may be
-// that getter: it keeps the item it holds, and on its next try claims the Goexit and gives the
-// item back, as for a panic.
-func (m *fifo[T]) cutShort() bool {
+// blameGoexit blames the command under way for the end of the goroutine, unless a take that
+// the command's stamp carried was starting: then the take's metrics ended it as they heard of
+// the take. That take's getter is owed the Goexit, to claim as it confirms its take, and the
+// command goes back to the mailbox, not yet under way. A Get the owner applies may be that
+// getter: it keeps the item it holds, and on its next try claims the Goexit and gives the item
+// back, as for a panic.
+func (m *fifo[T]) blameGoexit() bool {
 	if !m.starts {
 		return true
 	}

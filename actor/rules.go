@@ -48,10 +48,10 @@ type rules[T comparable] interface {
 	// tickDeadline returns the instant, on the real clock, the owner must wake at for an
 	// unfinished-work tick, when the ticks do not follow the queue's clock; zero otherwise.
 	tickDeadline() time.Time
-	// cutShort is told that the goroutine applying a command is ending (runtime.Goexit, see
-	// Queue.succeed), and reports whether the command itself was under way; if it was not, a
-	// take it carried was, and the rules owe the Goexit to that take's getter.
-	cutShort() (applying bool)
+	// blameGoexit is told that the goroutine applying a command is ending (runtime.Goexit, see
+	// Queue.succeed), and reports whether the command itself ended it; if not, a take it
+	// carried did, and the rules owe the Goexit to that take's getter.
+	blameGoexit() (onCommand bool)
 }
 
 // base is what both kinds of rules share: answering callers, keeping the panics nobody waited
@@ -181,7 +181,7 @@ func (b *base[T]) releaseDrainers() {
 
 func (b *base[T]) finished() bool { return b.shuttingDown && len(b.drainers) == 0 }
 
-func (b *base[T]) cutShort() bool { return true }
+func (b *base[T]) blameGoexit() bool { return true }
 
 func (b *base[T]) beginTurn() { b.instant = time.Time{} }
 

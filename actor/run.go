@@ -157,7 +157,7 @@ func (q *Queue[T]) execFrom(commands []command[T], i int) (next int) {
 			next++
 		case next < len(commands): // runtime.Goexit (see succeed): the goroutine ends
 			rest := commands[next:]
-			if q.m.cutShort() {
+			if q.m.blameGoexit() { // the command itself ended the goroutine
 				q.m.fail(&commands[next], goexit{})
 				rest = rest[1:]
 			}
