@@ -12,6 +12,9 @@ func ActorQueue() Impl {
 			return workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[int](r.Base, r.Max))
 		},
 		NewKind: newActorQueueKind,
+		NewNamed: func(r Retry) Keyed[string] {
+			return workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](r.Base, r.Max))
+		},
 	}
 }
 

@@ -20,20 +20,21 @@ func ControllerRuntime() Impl {
 	return Impl{
 		Name: "controller-runtime",
 		New: func(r Retry) Queue {
-			return newPriorityQueue("", r, nil)
+			return newPriorityQueue[int]("", r, nil)
 		},
 		NewKind: func(k Kind) ShutDowner {
 			if k == Named {
-				return newPriorityQueue("bench", DefaultRetry, clientGoDiscard{})
+				return newPriorityQueue[int]("bench", DefaultRetry, clientGoDiscard{})
 			}
-			return newPriorityQueue("", DefaultRetry, nil)
+			return newPriorityQueue[int]("", DefaultRetry, nil)
 		},
+		NewNamed: func(r Retry) Keyed[string] { return newPriorityQueue[string]("", r, nil) },
 	}
 }
 
-func newPriorityQueue(name string, r Retry, metrics workqueue.MetricsProvider) priorityqueue.PriorityQueue[int] {
-	return priorityqueue.New(name, func(o *priorityqueue.Opts[int]) {
-		o.RateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[int](r.Base, r.Max)
+func newPriorityQueue[K comparable](name string, r Retry, metrics workqueue.MetricsProvider) priorityqueue.PriorityQueue[K] {
+	return priorityqueue.New(name, func(o *priorityqueue.Opts[K]) {
+		o.RateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[K](r.Base, r.Max)
 		o.MetricProvider = metrics
 	})
 }

@@ -2,19 +2,22 @@ package bench
 
 import "time"
 
-// Queue is what the workloads need from a queue: client-go's rate-limiting interface on int
-// keys. The rate-limiting queues of all three implementations satisfy it as they are.
-type Queue interface {
-	Add(item int)
-	AddAfter(item int, delay time.Duration)
-	AddRateLimited(item int)
-	Forget(item int)
-	Get() (item int, shutdown bool)
-	Done(item int)
+// Keyed is what the workloads need from a queue: client-go's rate-limiting interface on keys
+// of type K. The rate-limiting queues of all three implementations satisfy it as they are.
+type Keyed[K comparable] interface {
+	Add(item K)
+	AddAfter(item K, delay time.Duration)
+	AddRateLimited(item K)
+	Forget(item K)
+	Get() (item K, shutdown bool)
+	Done(item K)
 	Len() int
 	ShuttingDown() bool
 	ShutDown()
 }
+
+// Queue is a queue on int keys, the keys of the workloads.
+type Queue = Keyed[int]
 
 // ShutDowner is any queue, of any kind: the footprint measurements only create and stop them.
 type ShutDowner interface{ ShutDown() }
@@ -75,6 +78,9 @@ type Impl struct {
 	New func(r Retry) Queue
 	// NewKind returns a queue of the given kind, with DefaultRetry where it has a limiter.
 	NewKind func(k Kind) ShutDowner
+	// NewNamed is New for a queue on string keys, as controllers built on client-go key their
+	// queues by "namespace/name" (see WithStringKeys).
+	NewNamed func(r Retry) Keyed[string]
 }
 
 // Impls returns the three implementations, actorqueue first: the order of every table.

@@ -70,6 +70,9 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 			return []float64{perSecond(m.cycleItems, r.Elapsed)}
 		}
 	}
+	withStringKeys := func(measure func(bench.Impl) []float64) func(bench.Impl) []float64 {
+		return func(impl bench.Impl) []float64 { return measure(bench.WithStringKeys(impl)) }
+	}
 	throughputRow := func(id, title, unit string, factor float64) row {
 		return row{id: id, title: title, unit: unit, better: higherIsBetter, targets: ahead(factor), throughput: true}
 	}
@@ -89,6 +92,10 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 			measure: cycle(8, 8)},
 		{name: "cycle 64×64", rows: []row{throughputRow("3", "Add/Get/Done, 64 producers, 64 workers", "items/s", 1)},
 			measure: cycle(64, 64)},
+		{name: "cycle 1×1, string keys", rows: []row{throughputRow("1s", `row 1 with string keys ("namespace-7/object-57")`, "items/s", 1)},
+			measure: withStringKeys(cycle(1, 1))},
+		{name: "cycle 8×8, string keys", rows: []row{throughputRow("2s", "row 2 with string keys", "items/s", 1)},
+			measure: withStringKeys(cycle(8, 8))},
 		{name: "hot keys", rows: []row{throughputRow("4", "1000 hot keys re-added while processed, 8×8 (producer Adds until all served)", "adds/s", 1)},
 			measure: func(impl bench.Impl) []float64 {
 				d := bench.HotKeys(impl, bench.HotKeySpec{Adds: m.hotAdds, Keys: 1000, Producers: 8, Workers: 8})
