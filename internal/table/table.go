@@ -34,7 +34,7 @@ type slot[K comparable, V any] struct {
 }
 
 // used reports whether the slot holds an entry. A flag of its own would cost a slot of an int
-// key and an int32 value (the delay heap's index) a third more memory: 24 bytes, not 16.
+// key and an int32 value (the delay heap's index) half as much memory again: 24 bytes, not 16.
 func (s *slot[K, V]) used() bool { return s.hash != 0 }
 
 // Len returns the number of entries.
@@ -180,8 +180,8 @@ func mustHash[K comparable](key K) {
 
 // hash returns the low 31 bits of key's hash with the top bit set, so that no hash is zero,
 // the mark of an empty slot. A slot's place is the hash modulo the table's size, so 31 bits
-// place keys in a table of up to 2³¹ slots (32 GiB at 16 bytes a slot); a larger table still
-// works, with half its slots no key's first choice.
+// spread keys over a table of up to 2³¹ slots (32 GiB at 16 bytes a slot); a larger table
+// would still work, but start every key in 2³¹ of its slots.
 func (m *Map[K, V]) hash(key K) uint32 { return marked(maphash.Comparable(m.seed, key)) }
 
 func marked(hash uint64) uint32 { return uint32(hash) | 1<<31 }

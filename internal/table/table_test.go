@@ -256,10 +256,26 @@ func TestMarkedHashIsNeverEmpty(t *testing.T) {
 	}
 }
 
-// An entry of the delay heap's index, an int key and an int32 slot number, takes 16 bytes:
-// the mark of a used slot costs no byte of its own.
+// Every hash a table stores is marked, so that none is taken for an empty slot.
+func TestMapHashesAreMarked(t *testing.T) {
+	var m Map[int, struct{}]
+	m.Put(0, struct{}{}) // the first add picks the seed
+	for k := range 1000 {
+		if h := m.hash(k); h>>31 != 1 {
+			t.Fatalf("hash(%d) = %#x: its top bit is not set", k, h)
+		}
+	}
+}
+
+// An entry of the delay heap's index, an int key and an int32 slot number, takes no more room
+// in its slot than its fields and the hash: the mark of a used slot costs no byte of its own.
 func TestMapSlotHoldsNoMoreThanItsEntry(t *testing.T) {
-	if size := unsafe.Sizeof(slot[int, int32]{}); size != 16 {
-		t.Errorf("a slot of Map[int, int32] takes %d bytes, want 16", size)
+	type fields struct {
+		key  int
+		val  int32
+		hash uint32
+	}
+	if size, want := unsafe.Sizeof(slot[int, int32]{}), unsafe.Sizeof(fields{}); size != want {
+		t.Errorf("a slot of Map[int, int32] takes %d bytes, want %d", size, want)
 	}
 }
