@@ -6,23 +6,32 @@ import (
 	"time"
 )
 
-// WithStringKeys returns impl with its workload queues on string keys: key k becomes
-// ObjectKey(k), "namespace-<k mod 50>/object-<k>", the form of the keys that client-go's
-// informers hand controllers. The workloads run unchanged: each call turns the int key into its
-// string, building it as an event handler builds its key, and Get turns the string back.
-// Both conversions cost every implementation the same.
-func WithStringKeys(impl Impl) Impl {
+// ObjectKeys returns the string keys of the int keys 0 to n-1: key k is
+// "namespace-<k mod 50>/object-<k>", the form of the keys that client-go's informers hand
+// controllers.
+func ObjectKeys(n int) []string {
+	keys := make([]string, n)
+	for k := range keys {
+		keys[k] = "namespace-" + strconv.Itoa(k%50) + "/object-" + strconv.Itoa(k)
+	}
+	return keys
+}
+
+// WithStringKeys returns impl with its workload queues on string keys: int key k becomes
+// keys[k] (see ObjectKeys), and the workloads run unchanged. The keys are built before the
+// run, as an informer's are, and Done is passed the very string Get returned, as a worker
+// passes it; only Get's turning the string back into k (a few nanoseconds, in the worker)
+// costs more than an int key would, and every implementation pays it. Building a key anew
+// for every call would cost the same CPU everywhere, but not the same throughput: our
+// producers and workers would build theirs on the processor the owner goroutine leaves free,
+// while client-go's take the time from their own.
+func WithStringKeys(impl Impl, keys []string) Impl {
 	named := impl
-	named.New = func(r Retry) Queue { return stringKeyed{impl.NewNamed(r)} }
+	named.New = func(r Retry) Queue { return stringKeyed{impl.NewNamed(r), keys} }
 	return named
 }
 
-// ObjectKey returns the string key of int key k.
-func ObjectKey(k int) string {
-	return "namespace-" + strconv.Itoa(k%50) + "/object-" + strconv.Itoa(k)
-}
-
-// keyOf returns the int key whose ObjectKey is s.
+// keyOf returns the int key k whose string is s.
 func keyOf(s string) int {
 	k, err := strconv.Atoi(s[strings.LastIndexByte(s, '-')+1:])
 	if err != nil {
@@ -32,13 +41,16 @@ func keyOf(s string) int {
 }
 
 // stringKeyed is a Queue whose queue holds the keys' strings.
-type stringKeyed struct{ q Keyed[string] }
+type stringKeyed struct {
+	q    Keyed[string]
+	keys []string
+}
 
-func (s stringKeyed) Add(k int)                       { s.q.Add(ObjectKey(k)) }
-func (s stringKeyed) AddAfter(k int, d time.Duration) { s.q.AddAfter(ObjectKey(k), d) }
-func (s stringKeyed) AddRateLimited(k int)            { s.q.AddRateLimited(ObjectKey(k)) }
-func (s stringKeyed) Forget(k int)                    { s.q.Forget(ObjectKey(k)) }
-func (s stringKeyed) Done(k int)                      { s.q.Done(ObjectKey(k)) }
+func (s stringKeyed) Add(k int)                       { s.q.Add(s.keys[k]) }
+func (s stringKeyed) AddAfter(k int, d time.Duration) { s.q.AddAfter(s.keys[k], d) }
+func (s stringKeyed) AddRateLimited(k int)            { s.q.AddRateLimited(s.keys[k]) }
+func (s stringKeyed) Forget(k int)                    { s.q.Forget(s.keys[k]) }
+func (s stringKeyed) Done(k int)                      { s.q.Done(s.keys[k]) }
 func (s stringKeyed) Len() int                        { return s.q.Len() }
 func (s stringKeyed) ShuttingDown() bool              { return s.q.ShuttingDown() }
 func (s stringKeyed) ShutDown()                       { s.q.ShutDown() }

@@ -71,10 +71,16 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 		}
 	}
 	withStringKeys := func(measure func(bench.Impl) []float64) func(bench.Impl) []float64 {
-		return func(impl bench.Impl) []float64 { return measure(bench.WithStringKeys(impl)) }
+		return func(impl bench.Impl) []float64 {
+			return measure(bench.WithStringKeys(impl, bench.ObjectKeys(m.cycleItems)))
+		}
 	}
 	throughputRow := func(id, title, unit string, factor float64) row {
 		return row{id: id, title: title, unit: unit, better: higherIsBetter, targets: ahead(factor), throughput: true}
+	}
+	// stringRow is a throughput row on string keys: issue 5 sets it no target.
+	stringRow := func(id, title string) row {
+		return row{id: id, title: title, unit: "items/s", better: higherIsBetter, throughput: true}
 	}
 	var kindRows, wakeRows []row
 	for i, k := range bench.Kinds {
@@ -92,9 +98,9 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 			measure: cycle(8, 8)},
 		{name: "cycle 64×64", rows: []row{throughputRow("3", "Add/Get/Done, 64 producers, 64 workers", "items/s", 1)},
 			measure: cycle(64, 64)},
-		{name: "cycle 1×1, string keys", rows: []row{throughputRow("1s", `row 1 with string keys ("namespace-7/object-57")`, "items/s", 1)},
+		{name: "cycle 1×1, string keys", rows: []row{stringRow("1s", `row 1 with string keys ("namespace-7/object-57")`)},
 			measure: withStringKeys(cycle(1, 1))},
-		{name: "cycle 8×8, string keys", rows: []row{throughputRow("2s", "row 2 with string keys", "items/s", 1)},
+		{name: "cycle 8×8, string keys", rows: []row{stringRow("2s", "row 2 with string keys")},
 			measure: withStringKeys(cycle(8, 8))},
 		{name: "hot keys", rows: []row{throughputRow("4", "1000 hot keys re-added while processed, 8×8 (producer Adds until all served)", "adds/s", 1)},
 			measure: func(impl bench.Impl) []float64 {
