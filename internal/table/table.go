@@ -6,10 +6,15 @@
 // further and further until the next rehash, and it never shrinks after a burst. [Map] uses
 // open addressing with linear probing and backward-shift deletion: a deletion moves the
 // following entries back instead of leaving a mark, so probe sequences stay as short as the
-// load allows, and the table halves when it is mostly empty.
+// load allows. A table that is at most 1/32 full shrinks at once to one at most a quarter
+// full: a queue draining a burst moves its last entries once or twice, not at every halving,
+// and a table cannot shrink and grow back in turn.
 package table
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"math/bits"
+)
 
 // minSize is the smallest table a Map allocates.
 const minSize = 8
@@ -149,8 +154,8 @@ func (m *Map[K, V]) Delete(key K) bool {
 	}
 	m.slots[i] = slot[K, V]{}
 	m.n--
-	if len(m.slots) > minSize && 8*m.n < len(m.slots) { // at most one eighth used: halve
-		m.resize(len(m.slots) / 2)
+	if len(m.slots) > minSize && 32*m.n < len(m.slots) { // at most 1/32 used: shrink
+		m.resize(max(minSize, 1<<bits.Len(uint(4*m.n)))) // to a table a quarter full or less
 	}
 	return true
 }

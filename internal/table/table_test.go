@@ -2,6 +2,7 @@ package table
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -119,6 +120,28 @@ func TestMapGrowsAndShrinks(t *testing.T) {
 		if !m.Has(i) {
 			t.Fatalf("lost %d", i)
 		}
+	}
+}
+
+// A draining table keeps its size until it is at most 1/32 full, then shrinks in one step to a
+// table at most a quarter full.
+func TestMapShrinksOnlyWhenNearlyEmpty(t *testing.T) {
+	var m Map[int, bool]
+	for i := range 100000 {
+		m.Put(i, true)
+	}
+	full := len(m.slots)
+	next := 0
+	for m.Len() > full/32 {
+		m.Delete(next)
+		next++
+	}
+	if len(m.slots) != full {
+		t.Fatalf("%d slots for %d entries, want the %d of the full table", len(m.slots), m.Len(), full)
+	}
+	m.Delete(next)
+	if want := 1 << bits.Len(uint(4*m.Len())); len(m.slots) != want {
+		t.Errorf("%d slots for %d entries once below 1/32 full, want %d", len(m.slots), m.Len(), want)
 	}
 }
 
