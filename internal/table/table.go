@@ -7,8 +7,10 @@
 // open addressing with linear probing and backward-shift deletion: a deletion moves the
 // following entries back instead of leaving a mark, so probe sequences stay as short as the
 // load allows. A table that is at most 1/32 full shrinks at once to one at most a quarter
-// full: a queue draining a burst moves its last entries once or twice, not at every halving,
-// and a table cannot shrink and grow back in turn.
+// full, so a queue draining a burst moves its last entries a few times, not at every halving
+// (4 times, not 14, for a burst of 100,000), and a table cannot shrink and grow back in turn.
+// The price is memory while a burst drains: up to 32 slots an entry, where halving at 1/8
+// kept up to 8. An emptied table is back to 8 slots either way.
 package table
 
 import (
