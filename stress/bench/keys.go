@@ -18,13 +18,13 @@ func ObjectKeys(n int) []string {
 }
 
 // WithStringKeys returns impl with its workload queues on string keys: int key k becomes
-// keys[k] (see ObjectKeys), and the workloads run unchanged. The keys are built before the
-// run, as an informer's are, and Done is passed the very string Get returned, as a worker
-// passes it; only Get's turning the string back into k (a few nanoseconds, in the worker)
-// costs more than an int key would, and every implementation pays it. Building a key anew
-// for every call would cost the same CPU everywhere, but not the same throughput: our
-// producers and workers would build theirs on the processor the owner goroutine leaves free,
-// while client-go's take the time from their own.
+// keys[k] (see ObjectKeys), and the workloads run unchanged. The keys are built before the run,
+// as an informer's are, and Done is passed the very string Get returned, as a worker passes it;
+// only Get's turning the string back into k (a few nanoseconds, in the worker) costs more than
+// an int key would, and every implementation pays it. Building a key anew for every call would
+// cost the same CPU everywhere, but not the same throughput: actorqueue's producers and workers
+// would build theirs on the processor its owner goroutine leaves free, while client-go's take
+// the time from their own.
 func WithStringKeys(impl Impl, keys []string) Impl {
 	named := impl
 	named.New = func(r Retry) Queue { return stringKeyed{impl.NewNamed(r), keys} }
