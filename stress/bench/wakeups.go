@@ -34,8 +34,12 @@ const windowOffset = time.Millisecond
 // timer in the bubble, in microseconds of real time. An execution trace (runtime/trace)
 // records the whole bubble. The count is the number of times, during the sleep, that a
 // goroutine started by the test goroutine (directly or not) went from waiting to runnable,
-// plus the goroutines created meanwhile by anyone else (a time.AfterFunc firing). Nothing else
-// runs in the bubble, so each such event is a queue waking on its own.
+// woken by none of those goroutines, plus the goroutines created meanwhile by anyone else (a
+// time.AfterFunc firing). Nothing else runs in the bubble, so each such event is a queue
+// waking on its own. A goroutine that one of the queues' goroutines woke (a channel send, or
+// a mutex handed over when two timers fire at the same instant) is not counted: the wake-up
+// that started it was, and counting the hand-off would make the figure depend on how the
+// two goroutines happened to meet.
 //
 // It fails t if tracing is already on, as it is under go test -trace.
 func IdleWakeups(t *testing.T, impl Impl, k Kind, count int, window time.Duration) float64 {
@@ -127,7 +131,7 @@ func countWakeups(r io.Reader) (int, error) {
 			case from == xtrace.GoNotExist && idle:
 				started[id] = true // created by the runtime for a timer in the bubble
 				wakeups++
-			case idle && started[id] && from == xtrace.GoWaiting && to == xtrace.GoRunnable:
+			case idle && started[id] && !started[by] && from == xtrace.GoWaiting && to == xtrace.GoRunnable:
 				wakeups++
 			}
 		}

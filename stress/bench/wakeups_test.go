@@ -53,6 +53,35 @@ func (q *rearming) ShutDown() {
 	q.timer.Stop()
 }
 
+// relaying is a fake queue of two goroutines: one wakes every period and wakes the other.
+type relaying struct{ stop, done chan struct{} }
+
+func newRelaying(period time.Duration) ShutDowner {
+	q := &relaying{stop: make(chan struct{}), done: make(chan struct{})}
+	relay := make(chan struct{})
+	go func() {
+		defer close(q.done)
+		for range relay {
+		}
+	}()
+	go func() {
+		defer close(relay)
+		ticker := time.NewTicker(period)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-q.stop:
+				return
+			case <-ticker.C:
+				relay <- struct{}{}
+			}
+		}
+	}()
+	return q
+}
+
+func (q *relaying) ShutDown() { close(q.stop); <-q.done }
+
 func fake(newQueue func() ShutDowner) Impl {
 	return Impl{Name: "fake", NewKind: func(Kind) ShutDowner { return newQueue() }}
 }
@@ -70,6 +99,7 @@ func TestIdleWakeupsCountsTimers(t *testing.T) {
 		{"three of them wake 24 times", fake(func() ShutDowner { return newTicking(7 * time.Second) }), RateLimiting, 3, time.Minute, 24},
 		{"a 2-minute window is scaled to one minute", fake(func() ShutDowner { return newTicking(7 * time.Second) }), RateLimiting, 1, 2 * time.Minute, 8.5},
 		{"an AfterFunc rearmed every 20s fires 3 times", fake(func() ShutDowner { return newRearming(20 * time.Second) }), RateLimiting, 1, time.Minute, 3},
+		{"a ticker that wakes a second goroutine counts once per tick", fake(func() ShutDowner { return newRelaying(7 * time.Second) }), RateLimiting, 1, time.Minute, 8},
 		{"a goroutine that only waits never wakes", fake(func() ShutDowner { return newTicking(time.Hour) }), RateLimiting, 2, time.Minute, 0},
 		{"client-go's delaying queue beats every 10s", ClientGo(), Delaying, 2, time.Minute, 12},
 		{"client-go's plain queue has no goroutine", ClientGo(), Plain, 2, time.Minute, 0},
