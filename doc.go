@@ -28,7 +28,8 @@
 //   - An item that cannot be a map key (a slice in a queue of any) panics in the caller's
 //     goroutine in every method that takes an item, with a runtime.Error (as client-go's map
 //     panics with) whose message names the method. client-go panics in Add, but in AddAfter it
-//     crashes the process from its own goroutine.
+//     crashes the process from its own goroutine, and its Forget and NumRequeues hand the item
+//     to the limiter unchecked (a token bucket takes it without a panic).
 //   - A queue adopts a rate limiter of this package and calls it from its own goroutine,
 //     without locks. A call made to that limiter elsewhere, by your code or by a second queue
 //     sharing it, runs in the adopting queue's goroutine (see package limiter). A limiter of

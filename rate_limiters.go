@@ -174,7 +174,8 @@ type TypedMaxOfRateLimiter[T comparable] = limiter.MaxOf[T]
 type MaxOfRateLimiter = TypedMaxOfRateLimiter[any]
 
 // NewTypedMaxOfRateLimiter returns a limiter that asks every one of limiters and answers with
-// the longest wait. It panics if one of them is nil.
+// the longest wait. It panics if one of them is nil. It keeps a copy of limiters: changing the
+// caller's slice afterwards does not change it (client-go's keeps the slice itself).
 func NewTypedMaxOfRateLimiter[T comparable](limiters ...TypedRateLimiter[T]) TypedRateLimiter[T] {
 	return limiter.NewMaxOf(limiters...)
 }

@@ -13,8 +13,8 @@ type MaxOf[T comparable] struct {
 	limiters []RateLimiter[T]
 }
 
-// NewMaxOf returns a [MaxOf] over limiters. With no limiters, every wait is zero. It panics if
-// a limiter is nil.
+// NewMaxOf returns a [MaxOf] over a copy of limiters. With no limiters, every wait is zero. It
+// panics if a limiter is nil.
 func NewMaxOf[T comparable](limiters ...RateLimiter[T]) *MaxOf[T] {
 	for i, l := range limiters {
 		if IsNil(l) {
