@@ -85,7 +85,7 @@ func (m *Map[K, V]) Ref(key K) (val *V, found bool) {
 	if found {
 		return &m.slots[i].val, true
 	}
-	if 4*(m.n+1) > 3*len(m.slots) { // keep the load at most three quarters
+	if m.Full() {
 		m.resize(2 * len(m.slots))
 		i, _ = m.find(key, h)
 	}
@@ -93,6 +93,39 @@ func (m *Map[K, V]) Ref(key K) (val *V, found bool) {
 	m.n++
 	return &m.slots[i].val, false
 }
+
+// Full reports whether adding one more key would grow the table: the load is kept at most three
+// quarters.
+func (m *Map[K, V]) Full() bool { return 4*(m.n+1) > 3*len(m.slots) }
+
+// DeleteFunc deletes every entry for which del returns true, in one pass over the table that
+// asks del once about each entry, and then shrinks the table as Delete would. A caller that lets entries go stale rather than
+// delete them one at a time sweeps them with it, when the table is [Map.Full], say, so that it
+// grows only if the entries left need the room.
+func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
+	if m.n == 0 {
+		return
+	}
+	mask := len(m.slots) - 1
+	// Start after an empty slot, so that the pass meets every run of used slots at its start:
+	// a deletion moves entries not yet looked at back within their run, into the slot just
+	// looked at, which is then looked at again. (From slot 0, a run that wraps around the end
+	// would move entries looked at already into slots the pass has yet to reach.)
+	start := 0
+	for m.slots[start].used() {
+		start++
+	}
+	for k := 1; k <= len(m.slots); k++ {
+		i := (start + k) & mask
+		for s := &m.slots[i]; s.used() && del(s.key, s.val); {
+			m.removeAt(i)
+		}
+	}
+	m.shrinkIfSparse()
+}
+
+// Size returns the number of slots.
+func (m *Map[K, V]) Size() int { return len(m.slots) }
 
 // prefetchFrom is the size, in slots, from which a table has outgrown the cache: at 16 bytes a
 // slot (an int key), a megabyte, as large as the L2 cache of many cores.
@@ -144,9 +177,15 @@ func (m *Map[K, V]) Delete(key K) bool {
 	if !found {
 		return false
 	}
+	m.removeAt(i)
+	m.shrinkIfSparse()
+	return true
+}
+
+// removeAt deletes the entry in slot i, moving back every following entry that may sit in the
+// hole, so that no probe sequence crosses an empty slot before reaching its key.
+func (m *Map[K, V]) removeAt(i int) {
 	mask := len(m.slots) - 1
-	// Move back every following entry that may sit in the hole, so that no probe sequence
-	// crosses an empty slot before reaching its key.
 	for j := (i + 1) & mask; m.slots[j].used(); j = (j + 1) & mask {
 		home := int(m.slots[j].hash) & mask
 		if (j-home)&mask >= (j-i)&mask {
@@ -156,10 +195,13 @@ func (m *Map[K, V]) Delete(key K) bool {
 	}
 	m.slots[i] = slot[K, V]{}
 	m.n--
-	if len(m.slots) > minSize && 32*m.n < len(m.slots) { // at most 1/32 used: shrink
-		m.resize(max(minSize, 1<<bits.Len(uint(4*m.n)))) // to a table a quarter full or less
+}
+
+// shrinkIfSparse shrinks a table at most 1/32 used to one a quarter used or less.
+func (m *Map[K, V]) shrinkIfSparse() {
+	if len(m.slots) > minSize && 32*m.n < len(m.slots) {
+		m.resize(max(minSize, 1<<bits.Len(uint(4*m.n))))
 	}
-	return true
 }
 
 // find returns the slot holding key, whose hash is h, and true, or the empty slot where key

@@ -61,6 +61,16 @@ func TestMapMatchesGoMap(t *testing.T) {
 				*v++
 				want[k]++
 			}
+			if rng.IntN(500) == 0 { // the entries of one value class go at once, as stale ones are swept
+				class, classes := rng.IntN(3), 1+rng.IntN(3)
+				stale := func(k, v int) bool { return v%classes == class }
+				m.DeleteFunc(stale)
+				for k, v := range want {
+					if stale(k, v) {
+						delete(want, k)
+					}
+				}
+			}
 			if m.Len() != len(want) {
 				t.Fatalf("seed %d op %d: Len = %d, want %d", seed, op, m.Len(), len(want))
 			}
@@ -80,9 +90,12 @@ func TestMapEveryProbeSequenceIsUnbroken(t *testing.T) {
 	var m Map[int, struct{}]
 	for op := range 100000 {
 		k := rng.IntN(5000)
-		if rng.IntN(2) == 0 {
+		switch {
+		case rng.IntN(1000) == 0: // a sweep of one key in three, which moves runs back mid-pass
+			m.DeleteFunc(func(key int, _ struct{}) bool { return key%3 == k%3 })
+		case rng.IntN(2) == 0:
 			m.Put(k, struct{}{})
-		} else {
+		default:
 			m.Delete(k)
 		}
 		if op%997 != 0 {
@@ -300,5 +313,58 @@ func TestMapSlotHoldsNoMoreThanItsEntry(t *testing.T) {
 	}
 	if size, want := unsafe.Sizeof(slot[int, int32]{}), unsafe.Sizeof(fields{}); size != want {
 		t.Errorf("a slot of Map[int, int32] takes %d bytes, want %d", size, want)
+	}
+}
+
+// A sweep leaves the table as Delete would have, one key at a time: a table it leaves at most
+// 1/32 full shrinks, and one it leaves fuller keeps its array.
+func TestMapDeleteFuncShrinksAsDeleteWould(t *testing.T) {
+	var m Map[int, int]
+	for i := range 4096 {
+		m.Put(i, i)
+	}
+	size := len(m.slots)
+	m.DeleteFunc(func(k, _ int) bool { return k%2 == 0 })
+	if len(m.slots) != size || m.Len() != 2048 {
+		t.Errorf("half swept: %d slots for %d entries; want the %d slots kept for 2048", len(m.slots), m.Len(), size)
+	}
+	m.DeleteFunc(func(k, _ int) bool { return k >= 64 })
+	if m.Len() != 32 || len(m.slots) > 256 {
+		t.Errorf("all but 32 swept: %d slots for %d entries; want at most 256 for 32", len(m.slots), m.Len())
+	}
+	for k := 1; k < 64; k += 2 {
+		if v, ok := m.Get(k); !ok || v != k {
+			t.Fatalf("Get(%d) = %d, %v after the sweeps; want %d, true", k, v, ok, k)
+		}
+	}
+	m.DeleteFunc(func(int, int) bool { return true })
+	if m.Len() != 0 || len(m.slots) != minSize || m.Has(1) {
+		t.Errorf("all swept: %d entries in %d slots, want 0 in %d", m.Len(), len(m.slots), minSize)
+	}
+	m.Put(5, 5) // and the table goes on
+	if v, ok := m.Get(5); !ok || v != 5 {
+		t.Errorf("after sweeping everything, Get(5) = %d, %v", v, ok)
+	}
+}
+
+// DeleteFunc asks about each entry once, however the runs of used slots wrap around the end of
+// the table and move back as entries go.
+func TestMapDeleteFuncAsksOnceAboutEachEntry(t *testing.T) {
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		var m Map[int, struct{}]
+		for m.Len() < 5 || !m.Full() { // as full as the table gets, so runs are long and wrap
+			m.Put(rng.Int(), struct{}{})
+		}
+		asked := map[int]int{}
+		m.DeleteFunc(func(k int, _ struct{}) bool {
+			asked[k]++
+			return rng.IntN(2) == 0
+		})
+		for k, n := range asked {
+			if n != 1 {
+				t.Fatalf("seed %d: asked %d times about %d", seed, n, k)
+			}
+		}
 	}
 }
