@@ -327,19 +327,16 @@ func (m *fifo[T]) refill() {
 	if m.readAhead && m.state.Len()-m.state.Reservations() > cap(m.ready)-len(m.ready) {
 		setIfChanged(m.overflow, true)
 	}
-	reserved := 0
 	for !m.shuttingDown && len(m.ready) < cap(m.ready) && (m.readAhead || m.wanted > 0) {
 		h, ok := m.reserve()
 		if !ok {
 			break
 		}
 		m.ready <- h
-		reserved++
 		if !m.readAhead {
 			m.wanted--
 		}
 	}
-	m.state.PrefetchReserved(reserved) // for their takes
 	if m.readAhead {
 		setIfChanged(m.overflow, !m.shuttingDown && m.state.Len() > m.state.Reservations())
 	}

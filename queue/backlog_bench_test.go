@@ -36,8 +36,8 @@ func backlogOf(n int) (s *State[int], next int) {
 }
 
 // BenchmarkBacklogBatches is BenchmarkBacklog in batches of 64 operations, as the owner applies
-// the commands of a busy turn, with and without reading ahead (State.Prefetch before the adds,
-// State.PrefetchReserved before the takes). A b.N of one batch counts 64 operations.
+// the commands of a busy turn, with and without reading ahead (State.Prefetch before the adds).
+// A b.N of one batch counts 64 operations.
 func BenchmarkBacklogBatches(b *testing.B) {
 	const batch = 64
 	for _, backlog := range []int{1 << 10, 1 << 20} {
@@ -61,9 +61,6 @@ func BenchmarkBacklogBatches(b *testing.B) {
 					var last uint64
 					for range batch {
 						_, last, _ = s.Reserve(now)
-					}
-					if ahead {
-						s.PrefetchReserved(batch)
 					}
 					for item, ok := s.TakeNext(last); ok; item, ok = s.TakeNext(last) {
 						s.Done(item)

@@ -43,15 +43,24 @@ import (
 // and processing sets: the waiting map grows with the backlog, while the processing map stays
 // as small as the number of workers, so the calls made for every item being worked on stay in
 // cache.
+//
+// With the built-in FIFO, taking an item does not touch the waiting map, which has outgrown the
+// cache under a backlog. Each push into the FIFO gives the item the next ticket (1, 2, 3, ...),
+// kept in its entry, and the FIFO hands items out in the order of their tickets: once t items
+// have been taken, an entry whose ticket is at most t is stale, and its item no longer waits.
+// Stale entries are let go in bulk, by a sweep, when the map would otherwise grow and when the
+// items still waiting fill at most 1/32 of it. A custom storage may hand items out in any
+// order, so its entries go as their items are taken.
 type State[T comparable] struct {
 	storage    Storage[T]
-	custom     bool                   // storage is not a FIFO: it may reorder, and wants Touch calls
-	waiting    table.Map[T, struct{}] // items in storage or reserved
-	processing map[T]inFlight         // items taken and not done
-	reserved   FIFO[reservation[T]]   // reserved items, oldest reservation first
-	nextSeq    uint64                 // the reservation number Reserve will give next; the first is 1
-	readded    map[T]struct{}         // reserved items of a custom storage added again since
-	lookahead  []T                    // room for the items PrefetchReserved reads ahead for
+	custom     bool                 // storage is not a FIFO: it may reorder, and wants Touch calls
+	waiting    table.Map[T, uint32] // items in storage or reserved, with their tickets (FIFO only)
+	pushed     uint32               // tickets given so far, modulo 2³²: the FIFO's pushes
+	taken      uint32               // tickets taken so far, modulo 2³²
+	processing map[T]inFlight       // items taken and not done
+	reserved   FIFO[reservation[T]] // reserved items, oldest reservation first
+	nextSeq    uint64               // the reservation number Reserve will give next; the first is 1
+	readded    map[T]struct{}       // reserved items of a custom storage added again since
 }
 
 // reservation is a reserved item and the instant it was reserved.
@@ -101,10 +110,11 @@ func (s *State[T]) Add(item T) bool {
 	}
 	if !s.custom {
 		// One lookup finds the item or makes its entry: the FIFO's Push cannot fail.
-		if _, found := s.waiting.Ref(item); found && !mutant.Active(mutant.NoDedup) {
+		ticket, waits := s.entry(item)
+		if waits && !mutant.Active(mutant.NoDedup) {
 			return false
 		}
-		s.storage.Push(item)
+		s.push(item, ticket)
 		return true
 	}
 	if s.waiting.Has(item) && !mutant.Active(mutant.NoDedup) {
@@ -122,33 +132,52 @@ func (s *State[T]) Add(item T) bool {
 		return true
 	}
 	s.storage.Push(item)
-	s.waiting.Put(item, struct{}{})
+	s.waiting.Put(item, 0)
 	return true
 }
 
+// entry returns the ticket in item's entry of the waiting map, made if there was none, and
+// whether item waits in the FIFO. The pointer is good until the next change to the map.
+func (s *State[T]) entry(item T) (ticket *uint32, waits bool) {
+	if s.waiting.Full() {
+		s.waiting.DeleteFunc(s.isStale) // Ref then grows the map only if the items waiting need it
+	}
+	ticket, found := s.waiting.Ref(item)
+	return ticket, found && s.live(*ticket)
+}
+
+// push pushes item into the FIFO and writes its ticket where entry said.
+func (s *State[T]) push(item T, ticket *uint32) {
+	s.pushed++
+	*ticket = s.pushed
+	s.storage.Push(item)
+}
+
+// live reports whether the item of ticket waits in the FIFO: it has not been taken. Tickets
+// count modulo 2³², so a stale ticket must not fall 2³¹ takes behind (see letGo).
+func (s *State[T]) live(ticket uint32) bool { return int32(ticket-s.taken) > 0 }
+
+// isStale reports whether an entry of the waiting map is stale, for a sweep.
+func (s *State[T]) isStale(_ T, ticket uint32) bool { return !s.live(ticket) }
+
+// letGo sweeps the stale entries of the waiting map after a take from the FIFO, once the items
+// still waiting fill at most 1/32 of the map, so that a drained backlog gives its memory back
+// (the map then shrinks), and every 2³⁰ takes, so that no stale ticket falls 2³¹ behind and
+// looks live again.
+func (s *State[T]) letGo() {
+	if 32*s.Len() < s.waiting.Size() || s.taken%(1<<30) == 0 {
+		s.waiting.DeleteFunc(s.isStale)
+	}
+}
+
 // Outgrown reports whether the waiting items have outgrown the cache, so that reading ahead
-// with [State.Prefetch] and [State.PrefetchReserved] pays.
+// with [State.Prefetch] pays.
 func (s *State[T]) Outgrown() bool { return s.waiting.Outgrown() }
 
 // Prefetch reads ahead the memory that adding items will touch, once the waiting items have
 // outgrown the cache (see [table.Map.Prefetch]): call it with the items of a run of adds
 // before making them.
 func (s *State[T]) Prefetch(items []T) { s.waiting.Prefetch(items) }
-
-// PrefetchReserved reads ahead the memory that taking the latest n reservations will touch,
-// once the waiting items have outgrown the cache: call it after a run of n reservations.
-func (s *State[T]) PrefetchReserved(n int) {
-	if !s.Outgrown() {
-		return
-	}
-	items := s.lookahead[:0]
-	for i := max(s.reserved.Len()-n, 0); i < s.reserved.Len(); i++ {
-		items = append(items, s.reserved.At(i).item)
-	}
-	s.waiting.Prefetch(items)
-	clear(items) // hold no item past its processing
-	s.lookahead = items
-}
 
 // Pending reports whether item is waiting, or being processed and due to wait again: whether
 // [State.Add] would leave it as it is (and report false).
@@ -160,12 +189,13 @@ func (s *State[T]) Pending(item T) bool {
 		_, again := s.readded[item]
 		return again
 	}
-	return s.waiting.Has(item)
+	return s.isWaiting(item)
 }
 
 // isWaiting reports whether item is in storage or reserved.
 func (s *State[T]) isWaiting(item T) bool {
-	return s.waiting.Has(item)
+	ticket, ok := s.waiting.Get(item)
+	return ok && (s.custom || s.live(ticket))
 }
 
 // isReserved reports whether item is reserved. It looks through the reservations, which only a
@@ -203,9 +233,15 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 		return item, false
 	}
 	r := s.reserved.Pop()
-	s.waiting.Delete(r.item)
-	_, again := s.readded[r.item]
-	delete(s.readded, r.item)
+	again := false
+	if s.custom {
+		s.waiting.Delete(r.item)
+		_, again = s.readded[r.item]
+		delete(s.readded, r.item)
+	} else {
+		s.taken++
+		s.letGo()
+	}
 	s.processing[r.item] = inFlight{since: r.at, again: again}
 	return r.item, true
 }
@@ -221,14 +257,25 @@ func (s *State[T]) Done(item T) bool {
 		return false
 	}
 	if f.again {
-		s.storage.Push(item)
-		if mutant.Active(mutant.DoubleRequeue) {
-			s.storage.Push(item)
-		}
-		s.waiting.Put(item, struct{}{})
+		s.requeue(item)
 	}
 	delete(s.processing, item)
 	return true
+}
+
+// requeue puts item, whose processing has ended, back into storage.
+func (s *State[T]) requeue(item T) {
+	if s.custom {
+		s.storage.Push(item)
+		s.waiting.Put(item, 0)
+		return
+	}
+	ticket, _ := s.entry(item)
+	s.push(item, ticket)
+	if mutant.Active(mutant.DoubleRequeue) {
+		ticket, _ = s.entry(item)
+		s.push(item, ticket)
+	}
 }
 
 // Len returns the number of items waiting to be handed out, reserved ones included: client-go's
