@@ -36,36 +36,13 @@ func TestMaxOfKeepsItsOwnLimiters(t *testing.T) {
 	}
 }
 
-// failingPush is a FIFO storage whose first Push panics.
-type failingPush struct {
-	items  []string
-	failed bool
-}
-
-func (s *failingPush) Touch(string) {}
-func (s *failingPush) Len() int     { return len(s.items) }
-
-func (s *failingPush) Push(item string) {
-	if !s.failed {
-		s.failed = true
-		panic("push failed")
-	}
-	s.items = append(s.items, item)
-}
-
-func (s *failingPush) Pop() string {
-	item := s.items[0]
-	s.items = s.items[1:]
-	return item
-}
-
 // TestAFailedPushLeavesTheQueueAsItWas: when a custom storage panics in Push, client-go has
 // already marked the item dirty, so adding it again only touches it: it is never handed out.
 // actorqueue leaves the queue as it was, and the next Add pushes the item again.
 func TestAFailedPushLeavesTheQueueAsItWas(t *testing.T) {
 	for _, side := range []string{"client-go", "actorqueue"} {
 		synctest.Test(t, func(t *testing.T) {
-			s := &failingPush{}
+			s := &pushFails{fail: true}
 			var q clientgo.TypedInterface[string]
 			if side == "client-go" {
 				q = clientgo.NewTypedWithConfig(clientgo.TypedQueueConfig[string]{Queue: s})
