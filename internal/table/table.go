@@ -99,9 +99,9 @@ func (m *Map[K, V]) Ref(key K) (val *V, found bool) {
 func (m *Map[K, V]) Full() bool { return 4*(m.n+1) > 3*len(m.slots) }
 
 // DeleteFunc deletes every entry for which del returns true, in one pass over the table that
-// asks del once about each entry, and then shrinks the table as Delete would. A caller that lets entries go stale rather than
-// delete them one at a time sweeps them with it, when the table is [Map.Full], say, so that it
-// grows only if the entries left need the room.
+// asks del once about each entry, and then shrinks the table as Delete would. A caller that
+// lets entries go stale, rather than delete them one at a time, sweeps them with it: when the
+// table is [Map.Full], say, so that it grows only if the entries left need the room.
 func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 	if m.n == 0 {
 		return
