@@ -107,18 +107,32 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 		return
 	}
 	mask := len(m.slots) - 1
-	// Start after an empty slot, so that the pass meets every run of used slots at its start:
-	// a deletion moves entries not yet looked at back within their run, into the slot just
-	// looked at, which is then looked at again. (From slot 0, a run that wraps around the end
-	// would move entries looked at already into slots the pass has yet to reach.)
+	// The pass empties the slot of every entry del rejects and moves every entry it keeps back
+	// to the first empty slot from its home. Starting after an empty slot, it meets every run
+	// of used slots at its start, so the slots from an entry's home to its own are settled
+	// when it gets there: the entry goes where an insertion would put it now. Each slot is
+	// visited once, where deleting one entry at a time would shift the rest of its run each
+	// time.
 	start := 0
 	for m.slots[start].used() {
 		start++
 	}
 	for k := 1; k <= len(m.slots); k++ {
 		i := (start + k) & mask
-		for s := &m.slots[i]; s.used() && del(s.key, s.val); {
-			m.removeAt(i)
+		s := &m.slots[i]
+		switch {
+		case !s.used():
+		case del(s.key, s.val):
+			*s = slot[K, V]{}
+			m.n--
+		default:
+			j := int(s.hash) & mask
+			for m.slots[j].used() && j != i {
+				j = (j + 1) & mask
+			}
+			if j != i {
+				m.slots[j], *s = *s, slot[K, V]{}
+			}
 		}
 	}
 	m.shrinkIfSparse()
