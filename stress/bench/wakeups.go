@@ -67,7 +67,10 @@ func IdleWakeups(t *testing.T, impl Impl, k Kind, count int, window time.Duratio
 	if err != nil {
 		t.Fatalf("reading the execution trace: %v", err)
 	}
-	return float64(wakeups) * float64(time.Minute) / float64(window)
+	for _, w := range wakeups {
+		t.Log(w) // shown when a test fails: which goroutine woke, and what woke it
+	}
+	return float64(len(wakeups)) * float64(time.Minute) / float64(window)
 }
 
 // traced runs f with the execution tracer on and returns the trace. It stops the tracer even
@@ -82,18 +85,18 @@ func traced(t *testing.T, f func()) *bytes.Buffer {
 	return &buf
 }
 
-// countWakeups reads an execution trace made by IdleWakeups and counts the wake-ups between
-// the idle and end marks (see IdleWakeups).
-func countWakeups(r io.Reader) (int, error) {
+// countWakeups reads an execution trace made by IdleWakeups and returns the wake-ups between
+// the idle and end marks (see IdleWakeups), each described in a line.
+func countWakeups(r io.Reader) ([]string, error) {
 	reader, err := xtrace.NewReader(r)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	var (
 		driver  = xtrace.NoGoroutine
 		started = map[xtrace.GoID]bool{} // goroutines started by the driver, transitively
 		idle    bool
-		wakeups int
+		wakeups []string
 	)
 	for {
 		ev, err := reader.ReadEvent()
@@ -101,7 +104,7 @@ func countWakeups(r io.Reader) (int, error) {
 			break
 		}
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		switch ev.Kind() {
 		case xtrace.EventLog:
@@ -130,14 +133,20 @@ func countWakeups(r io.Reader) (int, error) {
 				started[id] = true
 			case from == xtrace.GoNotExist && idle:
 				started[id] = true // created by the runtime for a timer in the bubble
-				wakeups++
+				wakeups = append(wakeups, describe(ev, "created"))
 			case idle && started[id] && !started[by] && from == xtrace.GoWaiting && to == xtrace.GoRunnable:
-				wakeups++
+				wakeups = append(wakeups, describe(ev, "woken"))
 			}
 		}
 	}
 	if driver == xtrace.NoGoroutine {
-		return 0, fmt.Errorf("the trace has no %q mark", logBubble)
+		return nil, fmt.Errorf("the trace has no %q mark", logBubble)
 	}
 	return wakeups, nil
+}
+
+// describe says which goroutine a state transition created or woke, by which goroutine (-1:
+// none, as when the runtime fires a timer), and when, in the trace's clock.
+func describe(ev xtrace.Event, what string) string {
+	return fmt.Sprintf("goroutine %d %s by goroutine %d at %v", ev.StateTransition().Resource.Goroutine(), what, ev.Goroutine(), ev.Time())
 }
