@@ -107,12 +107,12 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 		return
 	}
 	mask := len(m.slots) - 1
-	// The pass empties the slot of every entry del rejects and moves every entry it keeps back
-	// to the first empty slot from its home. Starting after an empty slot, it meets every run
-	// of used slots at its start, so the slots from an entry's home to its own are settled
-	// when it gets there: the entry goes where an insertion would put it now. Each slot is
-	// visited once, where deleting one entry at a time would shift the rest of its run each
-	// time.
+	// The pass empties the slot of every entry del picks and moves every other entry back to
+	// the first empty slot from its home. Starting after an empty slot, it meets every run of
+	// used slots at its start, so the slots from an entry's home to its own are settled when
+	// it gets there: the entry goes where an insertion would put it now. The pass looks at
+	// each slot once, where deleting one entry at a time would shift the rest of its run at
+	// each deletion.
 	start := 0
 	for m.slots[start].used() {
 		start++
