@@ -12,7 +12,7 @@ func ClientGo() Impl {
 			return workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[int](r.Base, r.Max))
 		},
 		NewKind: newClientGoKind,
-		NewNamed: func(r Retry) Keyed[string] {
+		NewStringKeyed: func(r Retry) Keyed[string] {
 			return workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](r.Base, r.Max))
 		},
 	}

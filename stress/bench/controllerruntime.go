@@ -28,7 +28,7 @@ func ControllerRuntime() Impl {
 			}
 			return newPriorityQueue[int]("", DefaultRetry, nil)
 		},
-		NewNamed: func(r Retry) Keyed[string] { return newPriorityQueue[string]("", r, nil) },
+		NewStringKeyed: func(r Retry) Keyed[string] { return newPriorityQueue[string]("", r, nil) },
 	}
 }
 

@@ -54,7 +54,7 @@ func TestFootprintWeighsWhatTheQueuesKeep(t *testing.T) {
 type lingering struct{ stop chan struct{} }
 
 func newLingering(join bool) ShutDowner {
-	q := &ticking{stop: make(chan struct{}), done: make(chan struct{})}
+	q := newLooping()
 	go func() {
 		<-q.stop
 		if !join {

@@ -26,9 +26,9 @@ func ObjectKeys(n int) []string {
 // would build theirs on the processor its owner goroutine leaves free, while client-go's take
 // the time from their own.
 func WithStringKeys(impl Impl, keys []string) Impl {
-	named := impl
-	named.New = func(r Retry) Queue { return stringKeyed{impl.NewNamed(r), keys} }
-	return named
+	keyed := impl
+	keyed.New = func(r Retry) Queue { return stringKeyed{impl.NewStringKeyed(r), keys} }
+	return keyed
 }
 
 // keyOf returns the int key k whose string is s.

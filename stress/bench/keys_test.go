@@ -9,7 +9,7 @@ import (
 	"unsafe"
 )
 
-func TestNewNamedBuildsEachImplementationsOwnQueue(t *testing.T) {
+func TestNewStringKeyedBuildsEachImplementationsOwnQueue(t *testing.T) {
 	want := map[string]string{
 		"actorqueue":         "github.com/actorqueue/workqueue",
 		"client-go":          "k8s.io/client-go/util/workqueue",
@@ -17,10 +17,10 @@ func TestNewNamedBuildsEachImplementationsOwnQueue(t *testing.T) {
 	}
 	for _, impl := range Impls() {
 		synctest.Test(t, func(t *testing.T) {
-			q := impl.NewNamed(DefaultRetry)
+			q := impl.NewStringKeyed(DefaultRetry)
 			defer q.ShutDown()
 			if pkg := reflect.TypeOf(q).Elem().PkgPath(); !strings.HasPrefix(pkg, want[impl.Name]) {
-				t.Errorf("%s: NewNamed built a queue of package %s", impl.Name, pkg)
+				t.Errorf("%s: NewStringKeyed built a queue of package %s", impl.Name, pkg)
 			}
 		})
 	}
@@ -57,8 +57,8 @@ func TestStringKeysReachTheQueueAsBuilt(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var rec *stringRecorder
 				recorded := impl
-				recorded.NewNamed = func(r Retry) Keyed[string] {
-					rec = &stringRecorder{Keyed: impl.NewNamed(r)}
+				recorded.NewStringKeyed = func(r Retry) Keyed[string] {
+					rec = &stringRecorder{Keyed: impl.NewStringKeyed(r)}
 					return rec
 				}
 				Cycle(WithStringKeys(recorded, keys), CycleSpec{Items: items, Producers: 3, Workers: 2})

@@ -78,9 +78,9 @@ type Impl struct {
 	New func(r Retry) Queue
 	// NewKind returns a queue of the given kind, with DefaultRetry where it has a limiter.
 	NewKind func(k Kind) ShutDowner
-	// NewNamed is New for a queue on string keys, as controllers built on client-go key their
+	// NewStringKeyed is New for a queue on string keys, as controllers built on client-go key their
 	// queues by "namespace/name" (see WithStringKeys).
-	NewNamed func(r Retry) Keyed[string]
+	NewStringKeyed func(r Retry) Keyed[string]
 }
 
 // Impls returns the three implementations, actorqueue first: the order of every table.

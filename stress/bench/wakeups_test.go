@@ -6,27 +6,36 @@ import (
 	"time"
 )
 
-// ticking is a fake queue: one goroutine that wakes every period until ShutDown.
-type ticking struct{ stop, done chan struct{} }
+// looping is a fake queue of goroutines that run until ShutDown; done closes once they have.
+type looping struct{ stop, done chan struct{} }
 
+func newLooping() *looping { return &looping{stop: make(chan struct{}), done: make(chan struct{})} }
+
+func (q *looping) ShutDown() { close(q.stop); <-q.done }
+
+// tickUntil calls each every period until stop is closed.
+func tickUntil(stop <-chan struct{}, period time.Duration, each func()) {
+	ticker := time.NewTicker(period)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ticker.C:
+			each()
+		}
+	}
+}
+
+// newTicking returns a fake queue: one goroutine that wakes every period.
 func newTicking(period time.Duration) ShutDowner {
-	q := &ticking{stop: make(chan struct{}), done: make(chan struct{})}
+	q := newLooping()
 	go func() {
 		defer close(q.done)
-		ticker := time.NewTicker(period)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-q.stop:
-				return
-			case <-ticker.C:
-			}
-		}
+		tickUntil(q.stop, period, func() {})
 	}()
 	return q
 }
-
-func (q *ticking) ShutDown() { close(q.stop); <-q.done }
 
 // rearming is a fake queue with no goroutine of its own: a time.AfterFunc that rearms itself
 // every period, so each firing starts a new goroutine.
@@ -53,11 +62,10 @@ func (q *rearming) ShutDown() {
 	q.timer.Stop()
 }
 
-// relaying is a fake queue of two goroutines: one wakes every period and wakes the other.
-type relaying struct{ stop, done chan struct{} }
-
+// newRelaying returns a fake queue of two goroutines: one wakes every period and wakes the
+// other.
 func newRelaying(period time.Duration) ShutDowner {
-	q := &relaying{stop: make(chan struct{}), done: make(chan struct{})}
+	q := newLooping()
 	relay := make(chan struct{})
 	go func() {
 		defer close(q.done)
@@ -66,21 +74,10 @@ func newRelaying(period time.Duration) ShutDowner {
 	}()
 	go func() {
 		defer close(relay)
-		ticker := time.NewTicker(period)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-q.stop:
-				return
-			case <-ticker.C:
-				relay <- struct{}{}
-			}
-		}
+		tickUntil(q.stop, period, func() { relay <- struct{}{} })
 	}()
 	return q
 }
-
-func (q *relaying) ShutDown() { close(q.stop); <-q.done }
 
 func fake(newQueue func() ShutDowner) Impl {
 	return Impl{Name: "fake", NewKind: func(Kind) ShutDowner { return newQueue() }}

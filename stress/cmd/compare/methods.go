@@ -3,8 +3,9 @@ package main
 // methods says how each row is measured; the report prints it under the table.
 const methods = `How each row is measured (code: stress/bench):
 - All three run the same workload code on int keys (string keys in rows 1s and 2s) through
-  client-go's rate-limiting interface; each run makes a new queue (an unnamed rate-limiting queue with the exponential
-  limiter, 5 ms doubling to 1000 s) and shuts it down after. Before each run: a GC.
+  client-go's rate-limiting interface; each run makes a new queue (an unnamed rate-limiting
+  queue with the exponential limiter, 5 ms doubling to 1000 s) and shuts it down after.
+  Before each run: a GC.
   controller-runtime's priorityqueue.New gets an empty name, which makes it record no metrics
   (the others record none either); it has one kind of queue, which stands in for all four
   kinds in rows G and W, named with a metrics provider that discards in Gd and Wd.
