@@ -70,3 +70,24 @@ func BenchmarkBacklogBatches(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGrowingBacklog measures the state machine while adds outrun takes, as when producers
+// outrun the workers: each operation adds ratio new items and hands out and ends the oldest,
+// so the waiting map keeps filling up with entries both live and stale.
+func BenchmarkGrowingBacklog(b *testing.B) {
+	for _, ratio := range []int{2, 4} {
+		b.Run(fmt.Sprintf("adds-per-take=%d", ratio), func(b *testing.B) {
+			s, next := New[int](nil), 0
+			var now time.Time
+			for range b.N {
+				for range ratio {
+					s.Add(next)
+					next++
+				}
+				item, seq, _ := s.Reserve(now)
+				s.TakeNext(seq)
+				s.Done(item)
+			}
+		})
+	}
+}

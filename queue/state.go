@@ -48,9 +48,9 @@ import (
 // cache under a backlog. Each push into the FIFO gives the item the next ticket (1, 2, 3, ...),
 // kept in its entry, and the FIFO hands items out in the order of their tickets: once t items
 // have been taken, an entry whose ticket is at most t is stale, and its item no longer waits.
-// Stale entries are let go in bulk, by a sweep, when the map would otherwise grow and when the
-// items still waiting fill at most 1/32 of it. A custom storage may hand items out in any
-// order, so its entries go as their items are taken.
+// Stale entries are let go in bulk: by a sweep when the map is full, in place or as it grows
+// (see makeRoom), and when the items still waiting fill at most 1/32 of it. A custom storage
+// may hand items out in any order, so its entries go as their items are taken.
 type State[T comparable] struct {
 	storage    Storage[T]
 	custom     bool                 // storage is not a FIFO: it may reorder, and wants Touch calls
@@ -140,10 +140,24 @@ func (s *State[T]) Add(item T) bool {
 // whether item waits in the FIFO. The pointer is good until the next change to the map.
 func (s *State[T]) entry(item T) (ticket *uint32, waits bool) {
 	if s.waiting.Full() {
-		s.waiting.DeleteFunc(s.isStale) // Ref then grows the map only if the items waiting need it
+		s.makeRoom()
 	}
 	ticket, found := s.waiting.Ref(item)
 	return ticket, found && s.live(*ticket)
+}
+
+// makeRoom lets the stale entries of the full waiting map go. When at least a quarter of its
+// entries are stale, a sweep in place frees room for as many adds. Otherwise the map grows,
+// leaving them behind in the same pass: sweeping in place would make room for only a few adds,
+// and a backlog that grows faster than it is taken would sweep the whole map every few adds.
+func (s *State[T]) makeRoom() {
+	entries := s.waiting.Len()
+	stale := entries - int(s.pushed-s.taken)
+	if 4*stale >= entries {
+		s.waiting.DeleteFunc(s.isStale)
+	} else {
+		s.waiting.GrowFunc(s.isStale)
+	}
 }
 
 // push pushes item into the FIFO and writes its ticket where entry said.

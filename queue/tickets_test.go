@@ -51,6 +51,42 @@ func TestStaleEntriesGoInBulk(t *testing.T) {
 	}
 }
 
+// A full waiting map sweeps its stale entries in place when they are at least a quarter of it,
+// and otherwise grows, leaving them behind as it does: a sweep that frees a few slots would
+// only have to be made again a few adds later.
+func TestAFullMapSweepsOrGrows(t *testing.T) {
+	for _, c := range []struct {
+		stale    int
+		wantSize int
+	}{
+		{stale: 23, wantSize: 256}, // 23 stale of 96: grows
+		{stale: 24, wantSize: 128}, // 24 stale of 96: sweeps in place
+	} {
+		s := New[int](nil)
+		next := 0
+		for ; s.waiting.Size() < 128 || !s.waiting.Full(); next++ {
+			s.Add(next)
+		}
+		if s.waiting.Len() != 96 || s.waiting.Size() != 128 {
+			t.Fatalf("full at %d entries in %d slots, want 96 in 128", s.waiting.Len(), s.waiting.Size())
+		}
+		for range c.stale {
+			item, _ := handOut(s)
+			s.Done(item)
+		}
+		s.Add(next)
+		if got, want := s.waiting.Len(), 96-c.stale+1; got != want || s.waiting.Size() != c.wantSize {
+			t.Errorf("%d stale: the next add left %d entries in %d slots, want %d in %d",
+				c.stale, got, s.waiting.Size(), want, c.wantSize)
+		}
+		for i := range next + 1 {
+			if waits := s.isWaiting(i); waits != (i >= c.stale) {
+				t.Errorf("%d stale: item %d waits: %v", c.stale, i, waits)
+			}
+		}
+	}
+}
+
 // An item taken is not waiting, though its entry stays: adding it again queues it, and Pending
 // says so first.
 func TestAStaleEntryDoesNotHoldAnAdd(t *testing.T) {

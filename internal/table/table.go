@@ -86,7 +86,7 @@ func (m *Map[K, V]) Ref(key K) (val *V, found bool) {
 		return &m.slots[i].val, true
 	}
 	if m.Full() {
-		m.resize(2 * len(m.slots))
+		m.rehash(2*len(m.slots), nil)
 		i, _ = m.find(key, h)
 	}
 	m.slots[i] = slot[K, V]{key: key, hash: h}
@@ -136,6 +136,18 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 		}
 	}
 	m.shrinkIfSparse()
+}
+
+// GrowFunc doubles the table, leaving behind every entry for which del returns true: it is
+// DeleteFunc and a growth in one pass, asking del once about each entry. A caller that lets
+// entries go stale calls it rather than DeleteFunc when the table is [Map.Full] and few of
+// them are: a sweep in place would free only a few slots, and the next few additions would
+// find the table full again. An empty table is left as it is.
+func (m *Map[K, V]) GrowFunc(del func(K, V) bool) {
+	if m.slots == nil {
+		return
+	}
+	m.rehash(2*len(m.slots), del)
 }
 
 // Size returns the number of slots.
@@ -214,7 +226,7 @@ func (m *Map[K, V]) removeAt(i int) {
 // shrinkIfSparse shrinks a table at most 1/32 used to one a quarter used or less.
 func (m *Map[K, V]) shrinkIfSparse() {
 	if len(m.slots) > minSize && 32*m.n < len(m.slots) {
-		m.resize(max(minSize, 1<<bits.Len(uint(4*m.n))))
+		m.rehash(max(minSize, 1<<bits.Len(uint(4*m.n))), nil)
 	}
 }
 
@@ -249,12 +261,18 @@ func (m *Map[K, V]) hash(key K) uint32 { return marked(maphash.Comparable(m.seed
 
 func marked(hash uint64) uint32 { return uint32(hash) | 1<<31 }
 
-// resize moves every entry into a table of the given power-of-two size.
-func (m *Map[K, V]) resize(size int) {
+// rehash moves every entry into a table of the given power-of-two size, except those that del,
+// unless nil, picks: those are deleted.
+func (m *Map[K, V]) rehash(size int, del func(K, V) bool) {
 	old := m.slots
 	m.slots = make([]slot[K, V], size)
 	for k := range old {
-		if s := &old[k]; s.used() {
+		s := &old[k]
+		switch {
+		case !s.used():
+		case del != nil && del(s.key, s.val):
+			m.n--
+		default:
 			i, _ := m.find(s.key, s.hash)
 			m.slots[i] = *s
 		}

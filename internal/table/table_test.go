@@ -64,7 +64,11 @@ func TestMapMatchesGoMap(t *testing.T) {
 			if rng.IntN(500) == 0 { // the entries of one value class go at once, as stale ones are swept
 				class, classes := rng.IntN(3), 1+rng.IntN(3)
 				stale := func(k, v int) bool { return v%classes == class }
-				m.DeleteFunc(stale)
+				if rng.IntN(2) == 0 {
+					m.DeleteFunc(stale)
+				} else {
+					m.GrowFunc(stale)
+				}
 				for k, v := range want {
 					if stale(k, v) {
 						delete(want, k)
@@ -93,6 +97,8 @@ func TestMapEveryProbeSequenceIsUnbroken(t *testing.T) {
 		switch {
 		case rng.IntN(1000) == 0: // a sweep of one key in three, which moves runs back mid-pass
 			m.DeleteFunc(func(key int, _ struct{}) bool { return key%3 == k%3 })
+		case rng.IntN(1000) == 0: // the same sweep, as the table grows
+			m.GrowFunc(func(key int, _ struct{}) bool { return key%3 == k%3 })
 		case rng.IntN(2) == 0:
 			m.Put(k, struct{}{})
 		default:
@@ -366,5 +372,42 @@ func TestMapDeleteFuncAsksOnceAboutEachEntry(t *testing.T) {
 				t.Fatalf("seed %d: asked %d times about %d", seed, n, k)
 			}
 		}
+	}
+}
+
+// GrowFunc doubles the table and deletes the entries del picks, asking about each entry once;
+// the table goes on from there. An empty table has nothing to grow.
+func TestMapGrowFuncGrowsAndDeletes(t *testing.T) {
+	var m Map[int, int]
+	m.GrowFunc(func(int, int) bool { t.Fatal("asked about an entry of an empty table"); return false })
+	if m.Len() != 0 || len(m.slots) != 0 {
+		t.Fatalf("an empty table grew to %d slots", len(m.slots))
+	}
+	for i := 0; m.Len() == 0 || !m.Full(); i++ {
+		m.Put(i, 10*i)
+	}
+	n, size := m.Len(), len(m.slots)
+	asked := map[int]int{}
+	m.GrowFunc(func(k, v int) bool {
+		asked[k]++
+		if v != 10*k {
+			t.Errorf("asked about %d with value %d, want %d", k, v, 10*k)
+		}
+		return k%2 == 1
+	})
+	if len(m.slots) != 2*size || m.Len() != (n+1)/2 {
+		t.Errorf("%d entries in %d slots after GrowFunc; want %d in %d", m.Len(), len(m.slots), (n+1)/2, 2*size)
+	}
+	for k := range n {
+		if asked[k] != 1 {
+			t.Errorf("asked %d times about %d, want once", asked[k], k)
+		}
+		if v, ok := m.Get(k); ok != (k%2 == 0) || ok && v != 10*k {
+			t.Errorf("Get(%d) = %d, %v after GrowFunc; want it only if even", k, v, ok)
+		}
+	}
+	m.Put(n, 10*n)
+	if v, ok := m.Get(n); !ok || v != 10*n || len(m.slots) != 2*size {
+		t.Errorf("after GrowFunc, Get(%d) = %d, %v in %d slots", n, v, ok, len(m.slots))
 	}
 }
