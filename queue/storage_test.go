@@ -84,3 +84,26 @@ func TestFIFOTouchKeepsOrder(t *testing.T) {
 		t.Errorf("got %s %s, want a b", a, b)
 	}
 }
+
+// A draining FIFO keeps its ring at most 32 slots an item, and reallocates it 6 times for a
+// burst of 300,000 items, not once at every halving.
+func TestFIFODrainsInFewSteps(t *testing.T) {
+	var f FIFO[int]
+	for i := range 300_000 {
+		f.Push(i)
+	}
+	ring, reallocations := &f.ring[0], 0
+	for f.Len() > 0 {
+		f.Pop()
+		if len(f.ring) > keepFIFO && len(f.ring) >= 32*f.Len() {
+			t.Fatalf("%d items in a ring of %d slots", f.Len(), len(f.ring))
+		}
+		if &f.ring[0] != ring {
+			ring = &f.ring[0]
+			reallocations++
+		}
+	}
+	if reallocations != 6 || len(f.ring) != keepFIFO {
+		t.Errorf("drained in %d reallocations to a ring of %d slots, want 6 to %d", reallocations, len(f.ring), keepFIFO)
+	}
+}
