@@ -147,9 +147,9 @@ func (s *State[T]) entry(item T) (ticket *uint32, waits bool) {
 }
 
 // makeRoom lets the stale entries of the full waiting map go. When at least a quarter of its
-// entries are stale, a sweep in place frees room for as many adds. Otherwise the map grows,
-// leaving them behind in the same pass: sweeping in place would make room for only a few adds,
-// and a backlog that grows faster than it is taken would sweep the whole map every few adds.
+// entries are stale, a sweep in place frees their slots. Otherwise the map grows, leaving them
+// behind in the same pass: a sweep in place would free only a few slots, and a backlog that
+// grows faster than it is taken would sweep the whole map again every few adds.
 func (s *State[T]) makeRoom() {
 	entries := s.waiting.Len()
 	stale := entries - int(s.pushed-s.taken)

@@ -25,11 +25,11 @@ const minFIFO = 16
 const keepFIFO = 256
 
 // FIFO is a first-in-first-out [Storage] on a ring buffer that grows by doubling and, once at
-// most 1/32 full, shrinks at once to a ring at most a quarter full, down to keepFIFO slots: a
-// burst does not pin its memory forever, a burst that drains reallocates its ring less often than
-// at every halving (6 times, not 11, for 300,000 items), and a load that swings
-// by tens of items, as a queue's reservations do at every refill, does not reallocate at every
-// swing. Its zero value is an empty FIFO ready to use. It is not safe for concurrent use.
+// most 1/32 full, shrinks in one step to a ring at most a quarter full, down to keepFIFO slots.
+// A burst does not pin its memory forever; a drained burst reallocates its ring a few times, not
+// at every halving (6 times, not 11, for 300,000 items); and a load that swings by tens of
+// items, as a queue's reservations do at every refill, does not reallocate at every swing. Its
+// zero value is an empty FIFO ready to use. It is not safe for concurrent use.
 type FIFO[T comparable] struct {
 	ring []T // len(ring) is zero or a power of two
 	head int // index of the oldest item
