@@ -152,8 +152,7 @@ func (s *State[T]) entry(item T) (ticket *uint32, waits bool) {
 // grows faster than it is taken would sweep the whole map again every few adds.
 func (s *State[T]) makeRoom() {
 	entries := s.waiting.Len()
-	stale := entries - int(s.pushed-s.taken)
-	if 4*stale >= entries {
+	if stale := entries - s.Len(); 4*stale >= entries {
 		s.waiting.DeleteFunc(s.isStale)
 	} else {
 		s.waiting.GrowFunc(s.isStale)
