@@ -11,8 +11,12 @@ import (
 	"github.com/actorqueue/workqueue/queue"
 )
 
-// readySize is how many reserved items may wait in ready for a getter.
-const readySize = 32
+// readySize is how many reserved items may wait in ready for a getter. A busy owner that fills
+// ready sleeps until a getter empties it and nudges it back (see fifo.refill), so a larger ready
+// spares sleeps and wake-ups under load. It costs memory in every queue (a handoff of an int
+// item is 32 bytes), and an owner that sleeps less leaves Len to ask it more often: at 128, the
+// observers of the comparison's row 9 made a third fewer calls.
+const readySize = 64
 
 // Config describes a queue. The zero value is a FIFO queue on the real clock without metrics.
 type Config[T comparable] struct {
