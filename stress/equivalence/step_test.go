@@ -27,11 +27,12 @@ const (
 	doneUnheld                    // Done(key), whatever its state: only TestRunnerCatchesADifference
 )
 
-// fillers are the items a fill step adds: more than actorqueue reads ahead for its getters (32
-// items), so that the keys added next wait in its storage, where a different code path dedups
-// them.
+// fillers are the items a fill step adds: more than actorqueue reads ahead for its getters (64
+// items, readySize in package actor), so that the keys added next wait in its storage, where a
+// different code path dedups them, and a run of Gets empties ready with items still waiting.
+// The mutation check (`unnudged`) fails if they stop outnumbering what ready holds.
 var fillers = func() []string {
-	f := make([]string, 40)
+	f := make([]string, 72)
 	for i := range f {
 		f[i] = fmt.Sprintf("p%02d", i)
 	}
