@@ -17,8 +17,10 @@ import (
 )
 
 // runVariable turns the test on: "check" compares the table in stress/README.md with what the
-// suites do, "update" rewrites it. Unset, the test is skipped: it runs every suite once per
-// bug and once more, which CI need not pay for on every run.
+// suites do, "update" rewrites it, and "caught" (what CI runs) only requires every bug to be
+// caught by some suite: a suite that catches a bug through timing, not by design, may miss it
+// in one run and catch it in the next, which would fail a check of the whole table. Unset, the
+// test is skipped: it runs every suite once per bug and once more.
 const runVariable = "ACTORQUEUE_MUTATION"
 
 // suites are the packages of the stress module that the table covers, in its column order.
@@ -47,9 +49,9 @@ const (
 func TestMutationTable(t *testing.T) {
 	mode := os.Getenv(runVariable)
 	switch mode {
-	case "check", "update":
+	case "check", "update", "caught":
 	case "":
-		t.Skipf("runs every suite against every bug; %s=check runs it, %s=update rewrites the table", runVariable, runVariable)
+		t.Skipf("runs every suite against every bug; %s=check runs it, %s=update rewrites the table, %s=caught skips the table", runVariable, runVariable, runVariable)
 	default:
 		t.Fatalf("%s=%q: want check or update", runVariable, mode)
 	}
@@ -67,6 +69,9 @@ func TestMutationTable(t *testing.T) {
 		if !slices.ContainsFunc(rows[bug], func(v verdict) bool { return v.caught }) {
 			t.Errorf("no suite catches bug %s", bug)
 		}
+	}
+	if mode == "caught" {
+		return
 	}
 	readme := filepath.Join("..", "..", "README.md")
 	text, err := os.ReadFile(readme)
