@@ -30,7 +30,8 @@ const (
 // fillers are the items a fill step adds: more than actorqueue reads ahead for its getters (64
 // items, readySize in package actor), so that the keys added next wait in its storage, where a
 // different code path dedups them, and a run of Gets empties ready with items still waiting.
-// The mutation check (`unnudged`) fails if they stop outnumbering what ready holds.
+// CI's mutation step fails (no suite catches `unnudged`) if they stop outnumbering what ready
+// holds.
 var fillers = func() []string {
 	f := make([]string, 72)
 	for i := range f {
