@@ -21,6 +21,12 @@ const (
 	logEnd      = "end"
 )
 
+// synctestWait is the reason an execution trace gives for the wait of synctest.Test's
+// goroutine (outside the bubble) until every goroutine in the bubble is blocked; it then
+// advances the fake clock and fires the timers that fall due, and waits again. The test
+// goroutine's synctest.Wait gives the same reason.
+const synctestWait = "synctest"
+
 // windowOffset is how long after creating the queues the measured window starts.
 const windowOffset = time.Millisecond
 
@@ -32,14 +38,14 @@ const windowOffset = time.Millisecond
 // sleeps for window, starting 1 ms later (off any period the queues count from). The fake
 // clock then jumps from timer to timer, and the sleep ends after window has passed for every
 // timer in the bubble, in microseconds of real time. An execution trace (runtime/trace)
-// records the whole bubble. The count is the number of times, during the sleep, that a
-// goroutine started by the test goroutine (directly or not) went from waiting to runnable,
-// woken by none of those goroutines, plus the goroutines created meanwhile by anyone else (a
-// time.AfterFunc firing). Nothing else runs in the bubble, so each such event is a queue
-// waking on its own. A goroutine that one of the queues' goroutines woke (a channel send, or
-// a mutex handed over when two timers fire at the same instant) is not counted: the wake-up
-// that started it was, and counting the hand-off would make the figure depend on how the
-// two goroutines happened to meet.
+// records the whole bubble. The count is the number of times, during the sleep, that the
+// bubble's clock (the goroutine that fires its timers) woke a goroutine started by the test
+// goroutine (directly or not), or created one (a time.AfterFunc firing). Nothing else runs in
+// the bubble, so each such event is a queue waking on its own. Other wakes are not counted: a
+// goroutine that one of the queues' goroutines woke (a channel send, or a mutex handed over
+// when two timers fire at the same instant) was woken by a wake-up already counted, and one
+// that the garbage collector stopped and resumed (to scan its stack, or in runtime.GC) was
+// awake already.
 //
 // It fails t if tracing is already on, as it is under go test -trace.
 func IdleWakeups(t *testing.T, impl Impl, k Kind, count int, window time.Duration) float64 {
@@ -93,7 +99,8 @@ func countWakeups(r io.Reader) ([]string, error) {
 		return nil, err
 	}
 	var (
-		driver  = xtrace.NoGoroutine
+		driver  = xtrace.NoGoroutine     // the bubble's main goroutine: the test goroutine
+		clock   = xtrace.NoGoroutine     // the goroutine that runs the bubble and fires its timers
 		started = map[xtrace.GoID]bool{} // goroutines started by the driver, transitively
 		idle    bool
 		wakeups []string
@@ -127,14 +134,18 @@ func countWakeups(r io.Reader) ([]string, error) {
 			id, by := st.Resource.Goroutine(), ev.Goroutine()
 			from, to := st.Goroutine()
 			switch {
+			case to == xtrace.GoWaiting && st.Reason == synctestWait && id != driver && !started[id]:
+				clock = id // synctest.Test's goroutine, waiting for the bubble to block
 			case driver == xtrace.NoGoroutine:
 				// before the bubble: nothing to count
 			case from == xtrace.GoNotExist && (by == driver || started[by]):
 				started[id] = true
-			case from == xtrace.GoNotExist && idle:
-				started[id] = true // created by the runtime for a timer in the bubble
+			case !idle || by != clock:
+				// only the bubble's clock wakes a queue on its own account
+			case from == xtrace.GoNotExist:
+				started[id] = true // a time.AfterFunc firing
 				wakeups = append(wakeups, describe(ev, "created"))
-			case idle && started[id] && !started[by] && from == xtrace.GoWaiting && to == xtrace.GoRunnable:
+			case started[id] && from == xtrace.GoWaiting && to == xtrace.GoRunnable:
 				wakeups = append(wakeups, describe(ev, "woken"))
 			}
 		}
@@ -142,11 +153,14 @@ func countWakeups(r io.Reader) ([]string, error) {
 	if driver == xtrace.NoGoroutine {
 		return nil, fmt.Errorf("the trace has no %q mark", logBubble)
 	}
+	if clock == xtrace.NoGoroutine {
+		return nil, fmt.Errorf("no goroutine in the trace waits for %q: the runtime's reason has changed", synctestWait)
+	}
 	return wakeups, nil
 }
 
-// describe says which goroutine a state transition created or woke, by which goroutine (-1:
-// none, as when the runtime fires a timer), and when, in the trace's clock.
+// describe says which goroutine a state transition created or woke, and when, in the trace's
+// clock.
 func describe(ev xtrace.Event, what string) string {
 	return fmt.Sprintf("goroutine %d %s by goroutine %d at %v", ev.StateTransition().Resource.Goroutine(), what, ev.Goroutine(), ev.Time())
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -62,6 +63,17 @@ func (q *rearming) ShutDown() {
 	q.timer.Stop()
 }
 
+// newCollecting returns a fake queue: one goroutine that wakes every period and collects
+// garbage, so that it waits for the collector and is woken by one of its workers.
+func newCollecting(period time.Duration) ShutDowner {
+	q := newLooping()
+	go func() {
+		defer close(q.done)
+		tickUntil(q.stop, period, runtime.GC)
+	}()
+	return q
+}
+
 // newRelaying returns a fake queue of two goroutines: one wakes every period and wakes the
 // other.
 func newRelaying(period time.Duration) ShutDowner {
@@ -97,6 +109,7 @@ func TestIdleWakeupsCountsTimers(t *testing.T) {
 		{"a 2-minute window is scaled to one minute", fake(func() ShutDowner { return newTicking(7 * time.Second) }), RateLimiting, 1, 2 * time.Minute, 8.5},
 		{"an AfterFunc rearmed every 20s fires 3 times", fake(func() ShutDowner { return newRearming(20 * time.Second) }), RateLimiting, 1, time.Minute, 3},
 		{"a ticker that wakes a second goroutine counts once per tick", fake(func() ShutDowner { return newRelaying(7 * time.Second) }), RateLimiting, 1, time.Minute, 8},
+		{"a ticker whose goroutine then waits for the collector counts once per tick", fake(func() ShutDowner { return newCollecting(7 * time.Second) }), RateLimiting, 1, time.Minute, 8},
 		{"a goroutine that only waits never wakes", fake(func() ShutDowner { return newTicking(time.Hour) }), RateLimiting, 2, time.Minute, 0},
 		{"client-go's delaying queue beats every 10s", ClientGo(), Delaying, 2, time.Minute, 12},
 		{"client-go's plain queue has no goroutine", ClientGo(), Plain, 2, time.Minute, 0},
