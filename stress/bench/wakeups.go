@@ -44,8 +44,8 @@ const windowOffset = time.Millisecond
 // the bubble, so each such event is a queue waking on its own. Other wakes are not counted: a
 // goroutine that one of the queues' goroutines woke (a channel send, or a mutex handed over
 // when two timers fire at the same instant) was woken by a wake-up already counted, and one
-// that the garbage collector stopped and resumed (to scan its stack, or in runtime.GC) was
-// awake already.
+// that the garbage collector stopped and resumed (to scan its stack, or while it called
+// runtime.GC) was awake already.
 //
 // It fails t if tracing is already on, as it is under go test -trace.
 func IdleWakeups(t *testing.T, impl Impl, k Kind, count int, window time.Duration) float64 {

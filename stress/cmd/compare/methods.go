@@ -27,8 +27,8 @@ const methods = `How each row is measured (code: stress/bench):
 - Wake-ups (7c, W): the queues idle for one simulated minute inside a testing/synctest bubble,
   whose fake clock jumps from timer to timer, under an execution trace (runtime/trace); a
   wake-up is the bubble's clock, as it fires a timer, waking one of the queues' goroutines or
-  starting one (time.AfterFunc), in that minute. It runs in a child process, since synctest needs a
-  *testing.T; it is exact, so it runs once.
+  starting one (time.AfterFunc), in that minute. It runs in a child process, since synctest
+  needs a *testing.T; it is exact, so it runs once.
 - Row S: one delaying queue at a time; runtime.NumGoroutine just before and just after
   ShutDown, without yielding in between: the queue's goroutines that have not ended are left.
 - Row 8: one producer Adds at a steady pace (sleeping until each Add is due); latency from just
