@@ -4,15 +4,18 @@ go 1.26.0
 
 replace (
 	github.com/actorqueue/workqueue => ../
+	github.com/actorqueue/workqueue/controllerruntime => ../controllerruntime
 	github.com/actorqueue/workqueue/prometheus => ../prometheus
 )
 
 require (
 	github.com/actorqueue/workqueue v0.0.0-00010101000000-000000000000
+	github.com/actorqueue/workqueue/controllerruntime v0.0.0-00010101000000-000000000000
 	github.com/actorqueue/workqueue/prometheus v0.0.0-00010101000000-000000000000
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/go-logr/logr v1.4.3
 	github.com/prometheus/client_golang v1.24.0
+	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.70.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f
@@ -55,7 +58,6 @@ require (
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
-	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/x448/float16 v0.8.4 // indirect

@@ -2,9 +2,11 @@ package bench
 
 import (
 	workqueue "github.com/actorqueue/workqueue"
+	aqprometheus "github.com/actorqueue/workqueue/prometheus"
 )
 
-// ActorQueue is this repository's library.
+// ActorQueue is this repository's library: its FIFO rate-limiting queue, client-go's drop-in
+// replacement.
 func ActorQueue() Impl {
 	return Impl{
 		Name: "actorqueue",
@@ -15,7 +17,28 @@ func ActorQueue() Impl {
 		NewStringKeyed: func(r Retry) Keyed[string] {
 			return workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](r.Base, r.Max))
 		},
+		NewNamed: func(name string, r Retry, sink Sink) Keyed[string] {
+			return workqueue.NewTypedRateLimitingQueueWithConfig(
+				workqueue.NewTypedItemExponentialFailureRateLimiter[string](r.Base, r.Max),
+				workqueue.TypedRateLimitingQueueConfig[string]{Name: name, MetricsProvider: actorQueueProvider(sink)})
+		},
 	}
+}
+
+// actorQueueProvider returns the provider of package workqueue that records into sink: this
+// project's Prometheus provider for a registry.
+func actorQueueProvider(sink Sink) workqueue.MetricsProvider {
+	if sink.Atomic != nil {
+		return sink.Atomic.ActorQueue()
+	}
+	if sink.Registry == nil {
+		panic("bench: a Sink with neither atomic metrics nor a registry")
+	}
+	p, err := aqprometheus.NewProvider(sink.Registry)
+	if err != nil {
+		panic("bench: " + err.Error())
+	}
+	return p
 }
 
 func newActorQueueKind(k Kind) ShutDowner {

@@ -15,7 +15,25 @@ func ClientGo() Impl {
 		NewStringKeyed: func(r Retry) Keyed[string] {
 			return workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](r.Base, r.Max))
 		},
+		NewNamed: func(name string, r Retry, sink Sink) Keyed[string] {
+			return workqueue.NewTypedRateLimitingQueueWithConfig(
+				workqueue.NewTypedItemExponentialFailureRateLimiter[string](r.Base, r.Max),
+				workqueue.TypedRateLimitingQueueConfig[string]{Name: name, MetricsProvider: clientGoProvider(sink)})
+		},
 	}
+}
+
+// clientGoProvider returns the client-go provider that records into sink. It is passed in the
+// queue's config: client-go's SetProvider, which component-base's package calls, takes effect
+// once per process.
+func clientGoProvider(sink Sink) workqueue.MetricsProvider {
+	if sink.Atomic != nil {
+		return sink.Atomic.ClientGo()
+	}
+	if sink.Registry == nil {
+		panic("bench: a Sink with neither atomic metrics nor a registry")
+	}
+	return newClientGoPrometheus(sink.Registry)
 }
 
 func newClientGoKind(k Kind) ShutDowner {

@@ -11,9 +11,10 @@ import (
 
 func TestNewStringKeyedBuildsEachImplementationsOwnQueue(t *testing.T) {
 	want := map[string]string{
-		"actorqueue":         "github.com/actorqueue/workqueue",
-		"client-go":          "k8s.io/client-go/util/workqueue",
-		"controller-runtime": "sigs.k8s.io/controller-runtime/",
+		"actorqueue":          "github.com/actorqueue/workqueue",
+		"client-go":           "k8s.io/client-go/util/workqueue",
+		"actorqueue priority": "github.com/actorqueue/workqueue/controllerruntime",
+		"controller-runtime":  "sigs.k8s.io/controller-runtime/",
 	}
 	for _, impl := range Impls() {
 		synctest.Test(t, func(t *testing.T) {

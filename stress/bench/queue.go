@@ -1,6 +1,10 @@
 package bench
 
-import "time"
+import (
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+)
 
 // Keyed is what the workloads need from a queue: client-go's rate-limiting interface on keys
 // of type K. The rate-limiting queues of all three implementations satisfy it as they are.
@@ -18,6 +22,15 @@ type Keyed[K comparable] interface {
 
 // Queue is a queue on int keys, the keys of the workloads.
 type Queue = Keyed[int]
+
+// Prioritized is a named priority queue on string keys with controller-runtime's interface:
+// AddWithOpts (priorities, delays, rate-limited adds) and GetWithPriority, which a
+// controller-runtime controller uses.
+type Prioritized interface {
+	Keyed[string]
+	AddWithOpts(o priorityqueue.AddOpts, items ...string)
+	GetWithPriority() (item string, priority int, shutdown bool)
+}
 
 // ShutDowner is any queue, of any kind: the footprint measurements only create and stop them.
 type ShutDowner interface{ ShutDown() }
@@ -70,8 +83,8 @@ var DefaultRetry = Retry{Base: 5 * time.Millisecond, Max: 1000 * time.Second}
 // Impl is one implementation under comparison. Its constructors are safe for simultaneous
 // use; every queue they return must be shut down exactly once.
 type Impl struct {
-	// Name names the implementation in tables: "actorqueue", "client-go" or
-	// "controller-runtime".
+	// Name names the implementation in tables: "actorqueue", "client-go", "actorqueue
+	// priority" or "controller-runtime".
 	Name string
 	// New returns an unnamed rate-limiting queue whose limiter is the exponential-failure
 	// limiter r of the implementation's own package.
@@ -81,7 +94,20 @@ type Impl struct {
 	// NewStringKeyed is New for a queue on string keys, as controllers built on client-go key their
 	// queues by "namespace/name" (see WithStringKeys).
 	NewStringKeyed func(r Retry) Keyed[string]
+	// NewNamed returns a rate-limiting queue on string keys named name, with the limiter r,
+	// whose metrics go to sink (see Sink). Give each queue a name of its own: queues of one
+	// name share their series.
+	NewNamed func(name string, r Retry, sink Sink) Keyed[string]
+	// NewPrioritized returns a priority queue on string keys named name, with the limiter r,
+	// whose metrics go to controller-runtime's registry (sigs.k8s.io/controller-runtime/pkg/
+	// metrics.Registry), as a controller-runtime controller's do. It is nil for the
+	// implementations without priorities, actorqueue's FIFO queue and client-go's.
+	NewPrioritized func(name string, r Retry) Prioritized
 }
 
-// Impls returns the three implementations, actorqueue first: the order of every table.
-func Impls() []Impl { return []Impl{ActorQueue(), ClientGo(), ControllerRuntime()} }
+// Impls returns the four implementations in the order of every table: actorqueue's FIFO queue,
+// client-go's, whose drop-in replacement it is, then actorqueue's priority queue and
+// controller-runtime's, whose replacement that is.
+func Impls() []Impl {
+	return []Impl{ActorQueue(), ClientGo(), ActorQueuePriority(), ControllerRuntime()}
+}

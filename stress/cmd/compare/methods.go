@@ -2,13 +2,16 @@ package main
 
 // methods says how each row is measured; the report prints it under the table.
 const methods = `How each row is measured (code: stress/bench):
-- All three run the same workload code on int keys (string keys in rows 1s and 2s) through
+- All four run the same workload code on int keys (string keys in rows 1s and 2s) through
   client-go's rate-limiting interface; each run makes a new queue (an unnamed rate-limiting
   queue with the exponential limiter, 5 ms doubling to 1000 s) and shuts it down after.
-  Before each run: a GC.
-  controller-runtime's priorityqueue.New gets an empty name, which makes it record no metrics
-  (the others record none either); it has one kind of queue, which stands in for all four
-  kinds in rows G and W, named with a metrics provider that discards in Gd and Wd.
+  Before each run: a GC. "actorqueue priority" is the controllerruntime module's queue
+  (controllerruntime.New), compared with controller-runtime's; "actorqueue", the FIFO queue,
+  with client-go's.
+  controller-runtime's priorityqueue.New and ours get an empty name, which makes them record no
+  metrics (the others record none either); each has one kind of queue, which
+  stands in for all four kinds in rows G and W, named with a metrics provider that discards in
+  Gd and Wd.
 - Rows 1–3, 9: producers Add distinct keys, workers Get and Done; items/s from the first Add
   to the last Done. 9b counts the observer's calls in the same time.
 - Rows 1s, 2s: rows 1 and 2 on queues of strings, which issue 5 sets no target. Key k is

@@ -49,10 +49,12 @@ type experiment struct {
 	measure func(impl bench.Impl) []float64
 }
 
+// The implementations' names, as bench names them.
 const (
-	actorQueue = "actorqueue"
-	clientGo   = "client-go"
-	ctrlRT     = "controller-runtime"
+	actorQueue         = "actorqueue"
+	clientGo           = "client-go"
+	actorQueuePriority = "actorqueue priority"
+	ctrlRT             = "controller-runtime"
 )
 
 // ahead is the default target of a row: at least factor times better than both peers.

@@ -18,7 +18,7 @@ const (
 )
 
 // chartColors colors the implementations, in the order of the table.
-var chartColors = []string{"#2b6cb0", "#dd6b20", "#38a169"}
+var chartColors = []string{"#2b6cb0", "#dd6b20", "#63b3ed", "#38a169"}
 
 // chart draws the throughput rows as groups of horizontal bars, one bar per implementation. Each
 // row is scaled to its own longest bar, since the rows' figures differ by orders of magnitude;

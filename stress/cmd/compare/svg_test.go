@@ -45,8 +45,8 @@ func TestChartDrawsThroughputRowsScaledPerRow(t *testing.T) {
 			texts = append(texts, n.Text)
 		}
 	}
-	// Only row 1 is a throughput row; its medians are 200, 100 and 400.
-	want := []float64{barMax / 2, barMax / 4, barMax}
+	// Only row 1 is a throughput row; its medians are 200, 100, 200 and 400.
+	want := []float64{barMax / 2, barMax / 4, barMax / 2, barMax}
 	if len(bars) != len(want) {
 		t.Fatalf("the chart has %d bars, want %d (one per implementation for the one throughput row)", len(bars), len(want))
 	}
@@ -56,7 +56,7 @@ func TestChartDrawsThroughputRowsScaledPerRow(t *testing.T) {
 		}
 	}
 	all := strings.Join(texts, "\n")
-	for _, s := range []string{"1. a <cycle> & more", "200 items/s", "400 items/s", actorQueue, ctrlRT} {
+	for _, s := range []string{"1. a <cycle> & more", "200 items/s", "400 items/s", actorQueue, actorQueuePriority, ctrlRT} {
 		if !strings.Contains(all, s) {
 			t.Errorf("the chart's text lacks %q:\n%s", s, all)
 		}

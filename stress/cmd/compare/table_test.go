@@ -7,20 +7,25 @@ import (
 )
 
 // fixture is a run with fixed figures: three rounds of a throughput row, one round of a
-// goroutine count, and a row where controller-runtime cannot take part.
+// goroutine count, a row where controller-runtime cannot take part, and a row where only the
+// priority queues can.
 func fixture() results {
 	return results{
-		impls: []string{actorQueue, clientGo, ctrlRT},
+		impls: []string{actorQueue, clientGo, actorQueuePriority, ctrlRT},
 		rows: []row{
 			{id: "1", title: "cycle", unit: "items/s", better: higherIsBetter, targets: ahead(1), throughput: true},
 			{id: "G", title: "goroutines", unit: "goroutines", better: lowerIsBetter, targets: []target{{atMost: 1}}},
 			{id: "W", title: "wake-ups", unit: "wake-ups/min", better: lowerIsBetter, targets: []target{{atMost: 0}, {peer: clientGo, ratio: 1}}},
+			{id: "P", title: "priorities", unit: "µs", better: lowerIsBetter},
 		},
 		figures: map[string][][]float64{
-			// ratios against client-go: 2, 3, 1.5; against controller-runtime: 0.5, 0.6, 0.4
-			"1": {{200, 300, 150}, {100, 100, 100}, {400, 500, 375}},
-			"G": {{1}, {0}, {4}},
-			"W": {{6}, {6}, {math.NaN()}},
+			// ratios of actorqueue to client-go: 2, 3, 1.5; of actorqueue priority to
+			// controller-runtime: 0.5, 0.6, 0.4 (the FIFO queue's figures do not enter it)
+			"1": {{200, 300, 150}, {100, 100, 100}, {200, 300, 150}, {400, 500, 375}},
+			// the priority queue's 2 goroutines miss the target that the FIFO queue meets
+			"G": {{1}, {0}, {2}, {4}},
+			"W": {{6}, {6}, {0}, {math.NaN()}},
+			"P": {{math.NaN()}, {math.NaN()}, {10}, {30}},
 		},
 	}
 }
@@ -45,14 +50,16 @@ func TestMarkdownShowsMediansRatiosAndTargets(t *testing.T) {
 	table := fixture().markdown()
 	cases := []struct {
 		id   string
-		want []string // #, row, unit, better, 3 medians, 2 ratios, targets
+		want []string // #, row, unit, better, 4 medians, 2 ratios, targets
 	}{
-		{"1", []string{"1", "cycle", "items/s", "higher", "200", "100", "400",
+		{"1", []string{"1", "cycle", "items/s", "higher", "200", "100", "200", "400",
 			"2.00× [1.50–3.00×]", "0.50× [0.40–0.60×]", "✓ ≥ 1× client-go; ✗ ≥ 1× controller-runtime"}},
-		{"G", []string{"G", "goroutines", "goroutines", "lower", "1", "0", "4",
-			"0.00×", "4.00×", "✓ ≤ 1"}},
-		{"W", []string{"W", "wake-ups", "wake-ups/min", "lower", "6", "6", "n/a",
+		{"G", []string{"G", "goroutines", "goroutines", "lower", "1", "0", "2", "4",
+			"0.00×", "2.00×", "✗ ≤ 1"}},
+		{"W", []string{"W", "wake-ups", "wake-ups/min", "lower", "6", "6", "0", "n/a",
 			"1.00×", "n/a", "✗ = 0; ✓ ≥ 1× client-go"}},
+		{"P", []string{"P", "priorities", "µs", "lower", "n/a", "n/a", "10", "30",
+			"n/a", "3.00×", ""}},
 	}
 	for _, c := range cases {
 		got := tableCells(t, table, c.id)
@@ -61,7 +68,7 @@ func TestMarkdownShowsMediansRatiosAndTargets(t *testing.T) {
 		}
 	}
 	header := tableCells(t, table, "#")
-	if got := strings.Join(header, ","); got != "#,row,unit,better,actorqueue,client-go,controller-runtime,× client-go,× controller-runtime,targets" {
+	if got := strings.Join(header, ","); got != "#,row,unit,better,actorqueue,client-go,actorqueue priority,controller-runtime,× client-go,× controller-runtime,targets" {
 		t.Errorf("header = %s", got)
 	}
 }
