@@ -1,13 +1,14 @@
-// Command compare measures actorqueue, client-go's workqueue and controller-runtime's
-// priorityqueue side by side on issue 5's workloads and prints the table: per row, each
-// implementation's median and how many times better actorqueue is than each peer, with the
-// targets of issue 5 marked met (✓) or missed (✗). It writes the same table to a Markdown
-// file and the throughput rows to an SVG chart.
+// Command compare measures actorqueue's FIFO queue, client-go's workqueue, actorqueue's priority
+// queue (the controllerruntime module's) and controller-runtime's priorityqueue side by side on
+// issue 5's workloads and issue 26's controller workloads (rows P1 to P4), and prints the table:
+// per row, each implementation's median and how many times better each of actorqueue's queues
+// is than the queue it replaces, with the targets of issue 5 marked met (✓) or missed (✗). It
+// writes the same table to a Markdown file and the throughput rows to an SVG chart.
 //
 // Run it from the repository root:
 //
-//	go run ./stress/cmd/compare          # full: 7 rounds, a few minutes
-//	go run ./stress/cmd/compare -quick   # CI: 3 rounds of smaller runs, 20 to 40 s
+//	go run ./stress/cmd/compare          # full: 7 rounds, about ten minutes
+//	go run ./stress/cmd/compare -quick   # CI: 3 rounds of smaller runs, about a minute
 //
 // Progress goes to standard error, the table to standard output.
 package main
@@ -44,6 +45,7 @@ func main() {
 	cpuBefore, cpuKnown := readCPUTimes()
 	res := run(plan(m, wakeupsOnce(m.idleQueues)), bench.Impls(), m.rounds, os.Stderr)
 	conditions := "Machine: " + where + "."
+	conditions += fmt.Sprintf("\nRows P: %v of reconcile CPU is %d rounds of FNV hashing, as timed at the start.", shortWork, bench.WorkFor(shortWork))
 	if cpuAfter, ok := readCPUTimes(); ok && cpuKnown {
 		if steal := stealDuring(cpuBefore, cpuAfter); steal != "" {
 			conditions += "\n" + steal

@@ -2,14 +2,14 @@ package main
 
 // methods says how each row is measured; the report prints it under the table.
 const methods = `How each row is measured (code: stress/bench):
-- All four run the same workload code on int keys (string keys in rows 1s and 2s) through
+- All four run the same workload code on int keys (string keys in rows 1s and 2s and P) through
   client-go's rate-limiting interface; each run makes a new queue (an unnamed rate-limiting
   queue with the exponential limiter, 5 ms doubling to 1000 s) and shuts it down after.
   Before each run: a GC. "actorqueue priority" is the controllerruntime module's queue
   (controllerruntime.New), compared with controller-runtime's; "actorqueue", the FIFO queue,
   with client-go's.
   controller-runtime's priorityqueue.New and ours get an empty name, which makes them record no
-  metrics (the others record none either); each has one kind of queue, which
+  metrics (the others record none either) outside rows P; each has one kind of queue, which
   stands in for all four kinds in rows G and W, named with a metrics provider that discards in
   Gd and Wd.
 - Rows 1–3, 9: producers Add distinct keys, workers Get and Done; items/s from the first Add
@@ -38,4 +38,33 @@ const methods = `How each row is measured (code: stress/bench):
   before Add until the worker's Get returned; p50 and p99 by nearest rank.
 - Row B: live heap growth after queueing distinct keys with no worker, per item.
 - Row A: runtime.MemStats.Mallocs over Add, Get, Done in one goroutine, per cycle, counting
-  every goroutine's allocations (a queue's own goroutines allocate for it).`
+  every goroutine's allocations (a queue's own goroutines allocate for it).
+- Rows P1, P2, P4 (issue 26, bench.Production): a named queue on string keys
+  ("namespace-<k mod 50>/object-<k>"), a unique name per run. P1a–d: a metrics provider of
+  atomic counters and gauges (histograms as atomic count and sum); P1e–h: real Prometheus
+  metrics: our prometheus module and, for client-go, collectors of component-base's names and
+  buckets, passed in the config, in a fresh registry per run; the priority queues record in
+  controller-runtime's registry with its own provider (ours: the controllerruntime module's).
+  One producer goroutine adds the initial list (every object once), then watch events in bursts
+  of 256 drawn from windows of 1024 objects (keys repeat within and across bursts); after each
+  burst it waits until fewer than 256 keys are owed a reconcile. 8 workers spend the stated CPU
+  in each reconcile (FNV hashing of the key, calibrated at the start); 2% of reconciles fail
+  (fixed by key and attempt, at most 3 in a row) and are retried with AddRateLimited, the rest
+  call Forget. The run ends when every key has been reconciled successfully after its last
+  add. Reconciles/s counts every reconcile (a duplicate add that a queue merged is not
+  reconciled twice); CPU per reconcile is the process's user+system time from getrusage over
+  the run, divided by the reconciles.
+- Row P2: P1e (P2b: unnamed, no metrics) with runtime.GOMAXPROCS(0) goroutines hashing
+  without blocking in the same process; a run not drained by its deadline is cut there, and
+  reconciles/s counts the reconciles until then. The worst round is the figure to read.
+- Row P3 (bench.Steady): one producer offers distinct string keys at a fixed rate for a fixed
+  time, adding every item that is due, then sleeping until the next is (an overshooting sleep is
+  caught up in one batch); the workers spend the stated CPU on each; process CPU per item from
+  getrusage; latency from just before Add until Get returned, p50 and p99 by nearest rank. Named
+  queues record Prometheus metrics as in P1e–h.
+- Row P4: the priority queues only (the FIFO queues have no priorities: n/a), named in
+  controller-runtime's registry, on P1e's workload with controller-runtime's calls: the initial
+  list at priority -100 and one watch event in ten at priority 10 (AddWithOpts), workers take
+  items with GetWithPriority, a failure is retried with AddWithOpts RateLimited at the item's
+  priority, and 2% of successful reconciles ask for a RequeueAfter of 1–5 ms (Forget, then
+  AddWithOpts After).`

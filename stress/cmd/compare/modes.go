@@ -28,11 +28,18 @@ type mode struct {
 	queuedItems int
 	// allocCycles is how many Add/Get/Done cycles the allocation count runs.
 	allocCycles int
+	// objects and events size rows P1, P2 and P4: how many objects there are, and how many
+	// adds the producer makes in all (the initial list of objects included).
+	objects, events int
+	// busyDeadline cuts a run of row P2 short: one run can take ten times as long as another.
+	busyDeadline time.Duration
+	// steadyDuration is how long row P3 offers items at each rate.
+	steadyDuration time.Duration
 }
 
-// quick is for CI: the whole run takes 20 to 40 s on two cores, more on a busy machine. Its
-// runs are smaller than issue 5's (a 30k-item flood, 2,000 idle queues), so its figures are
-// rougher.
+// quick is for CI: the whole run takes 40 to 80 s on two cores, more on a busy machine. Its
+// runs are smaller than issue 5's (a 30k-item flood, 2,000 idle queues) and issue 26's rows
+// shorter, so its figures are rougher.
 var quick = mode{
 	name:            "quick",
 	rounds:          3,
@@ -47,6 +54,10 @@ var quick = mode{
 	shutdownQueues:  100,
 	queuedItems:     30_000,
 	allocCycles:     30_000,
+	objects:         1_000,
+	events:          3_000,
+	busyDeadline:    time.Second,
+	steadyDuration:  100 * time.Millisecond,
 }
 
 // full is the default: a few minutes, for the README's table.
@@ -64,4 +75,8 @@ var full = mode{
 	shutdownQueues:  200,
 	queuedItems:     200_000,
 	allocCycles:     200_000,
+	objects:         4_000,
+	events:          12_000,
+	busyDeadline:    5 * time.Second,
+	steadyDuration:  500 * time.Millisecond,
 }

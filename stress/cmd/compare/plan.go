@@ -93,7 +93,7 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 			unit: "wake-ups/min", better: lowerIsBetter, targets: []target{{atMost: 0}}})
 	}
 
-	return []experiment{
+	return append([]experiment{
 		{name: "cycle 1×1", rows: []row{throughputRow("1", "Add/Get/Done, 1 producer, 1 worker, distinct keys", "items/s", 1)},
 			measure: cycle(1, 1)},
 		{name: "cycle 8×8", rows: []row{throughputRow("2", "Add/Get/Done, 8 producers, 8 workers", "items/s", 1)},
@@ -164,7 +164,7 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 		{name: "allocations", rows: []row{
 			{id: "A", title: "allocations per Add/Get/Done cycle, one goroutine", unit: "allocs", better: lowerIsBetter, targets: []target{{peer: clientGo, ratio: 1}}},
 		}, measure: func(impl bench.Impl) []float64 { return []float64{bench.AllocsPerCycle(impl, m.allocCycles)} }},
-	}
+	}, controllerPlan(m)...)
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
