@@ -21,6 +21,7 @@ type metric struct {
 	sets         int
 	observations []float64
 	failing      bool // Inc panics
+	failObserves bool // Observe panics
 }
 
 func (m *metric) Inc() {
@@ -36,8 +37,11 @@ func (m *metric) Dec()          { m.mu.Lock(); m.dec++; m.mu.Unlock() }
 func (m *metric) Set(f float64) { m.mu.Lock(); m.set = f; m.sets++; m.mu.Unlock() }
 func (m *metric) Observe(f float64) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failObserves {
+		panic("metric failed")
+	}
 	m.observations = append(m.observations, f)
-	m.mu.Unlock()
 }
 
 func (m *metric) count() int    { m.mu.Lock(); defer m.mu.Unlock(); return m.inc - m.dec }
@@ -55,6 +59,9 @@ func (m *metric) observed() []float64 {
 
 // fail makes Inc panic, or stop panicking.
 func (m *metric) fail(failing bool) { m.mu.Lock(); m.failing = failing; m.mu.Unlock() }
+
+// failObserve makes Observe panic, or stop panicking.
+func (m *metric) failObserve(failing bool) { m.mu.Lock(); m.failObserves = failing; m.mu.Unlock() }
 
 type provider struct {
 	depth, adds, latency, work, unfinished, longest, retries metric

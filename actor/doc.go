@@ -63,7 +63,11 @@
 // owner recovers and raises the panic in the goroutine of the caller whose command ran it: on a
 // queue with such code, callers wait for the outcome of every command that may run it. (With
 // metrics, this also makes the metrics current when Add, Get or Done returns, as client-go's
-// are.) A panic with nobody waiting, in a delayed add or a periodic metric update, is raised in
+// are.) Metrics whose provider allows it (metrics.AsyncProvider) are the exception: the
+// built-in FIFO records them without making anyone wait, from instants its callers read (an
+// add and a Done carry theirs; a getter tells the owner when it took its item, in a command it
+// does not wait for), and a panic of theirs is kept for the next caller that waits, after the
+// command has taken effect. A panic with nobody waiting, in a delayed add or a periodic metric update, is raised in
 // the next caller of the queue that waits for an answer (not a call to its limiter made
 // elsewhere, see below); a delayed item whose metrics panic is added all the
 // same. A Get that raises a panic hands out nothing: the item it was to return goes back to the

@@ -21,6 +21,7 @@ type fifo[T comparable] struct {
 	taken     *atomic.Uint64 // the watermark of takes (see mailbox)
 	overflow  *atomic.Bool   // items wait that ready had no room for (see refill)
 	readAhead bool           // reserve items before getters ask
+	timed     bool           // adds, takes and Dones carry their callers' instants (async metrics)
 	wanted    int            // getters waiting for an item, when not reading ahead
 	delayed   int            // the delay heap's size the metrics last heard of
 	owedTo    map[T]any      // panics of the metrics as items started, owed to their getters
@@ -40,10 +41,11 @@ func (m *fifo[T]) exec(c *command[T]) {
 func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 	switch c.op {
 	case opAdd:
-		m.add(c.item)
+		m.add(c.item, m.timeOf(c))
 	case opAddBatch:
+		at := m.timeOf(c)
 		for _, item := range c.more.items {
-			m.add(item)
+			m.add(item, at)
 		}
 	case opAddAfter:
 		if !m.shuttingDown {
@@ -56,7 +58,7 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 			break
 		}
 		if d <= 0 {
-			m.add(c.item)
+			m.add(c.item, time.Time{})
 		} else {
 			m.waiting.Schedule(c.item, later(c.at, d))
 		}
@@ -80,11 +82,15 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 		// serves the next getter that asks.
 		m.wanted--
 	case opTaken: // the stamp took the item; the getter hears whether its metrics panicked
+		if m.timed {
+			m.keep(m.started(c.item, 0, m.instantOf(c.at)))
+			break
+		}
 		r.fault = m.claim(c.item)
 	case opGiveBack:
 		m.giveBack(c.item)
 	case opDone:
-		m.done(c.item)
+		m.done(c.item, m.timeOf(c))
 	case opLen:
 		r.n = m.state.Len()
 	case opSnapshot:
@@ -130,8 +136,18 @@ func (m *fifo[T]) prefetch(commands []command[T]) {
 	m.lookahead = items
 }
 
-// add marks item as needing processing, unless the queue is shutting down.
-func (m *fifo[T]) add(item T) {
+// timeOf returns the instant of c's call for the metrics: the one it carries when callers read
+// the clock (see Queue.timed), and otherwise the zero time, which means now.
+func (m *fifo[T]) timeOf(c *command[T]) time.Time {
+	if m.timed {
+		return m.instantOf(c.at)
+	}
+	return time.Time{}
+}
+
+// add marks item, added at the instant at (zero: now), as needing processing, unless the queue
+// is shutting down.
+func (m *fifo[T]) add(item T, at time.Time) {
 	switch {
 	case m.shuttingDown:
 		return
@@ -139,9 +155,13 @@ func (m *fifo[T]) add(item T) {
 		m.forward(item)
 		return
 	}
+	if m.timed {
+		m.addFirst(item, at) // nobody waits for the panic
+		return
+	}
 	// The metrics hear of an add before the state changes, as in client-go: if they panic, the
 	// item is not added, and the caller gets the panic.
-	m.hearAdd(item)
+	m.hearAdd(item, at)
 	m.state.Add(item)
 }
 
@@ -150,21 +170,36 @@ func (m *fifo[T]) add(item T) {
 // next caller that waits; client-go's process ends there) or end the goroutine.
 func (m *fifo[T]) addDue(item T) {
 	if m.shuttingDown || m.forward != nil || !m.metrics.Enabled() {
-		m.add(item)
+		m.add(item, time.Time{})
 		return
 	}
+	m.addFirst(item, time.Time{})
+}
+
+// addFirst adds item, then tells the metrics, stashing their panic: for an add no caller waits
+// for, which must not be lost to a failing metric. at is the instant of the add (zero: now).
+func (m *fifo[T]) addFirst(item T, at time.Time) {
 	pending := m.state.Pending(item)
 	m.state.Add(item)
 	if !pending {
-		m.guard(func() { m.metrics.Added(item, 0, m.clock.Now()) })
+		m.guard(func() { m.added(item, at) })
 	}
 }
 
-// hearAdd tells the metrics that item is added, unless it is pending already.
-func (m *fifo[T]) hearAdd(item T) {
+// hearAdd tells the metrics that item is added at the instant at (zero: now), unless it is
+// pending already.
+func (m *fifo[T]) hearAdd(item T, at time.Time) {
 	if m.metrics.Enabled() && !m.state.Pending(item) {
-		m.metrics.Added(item, 0, m.clock.Now())
+		m.added(item, at)
 	}
+}
+
+// added tells the metrics that item is added at the instant at (zero: now).
+func (m *fifo[T]) added(item T, at time.Time) {
+	if at.IsZero() {
+		at = m.clock.Now()
+	}
+	m.metrics.Added(item, 0, at)
 }
 
 // take starts every reservation up to upTo that is not started yet. A panic of the metrics as
@@ -173,9 +208,12 @@ func (m *fifo[T]) hearAdd(item T) {
 // item, which claims it when it confirms its take (a queue with metrics waits for every
 // command). The Get that took the item thus panics, as client-go's does, rather than the caller
 // of whichever command carried the take.
+//
+// With asynchronous metrics the getter's own opTaken, which follows, tells the metrics when the
+// take happened: take leaves them alone.
 func (m *fifo[T]) take(upTo uint64) {
 	for item, ok := m.state.TakeNext(upTo); ok; item, ok = m.state.TakeNext(upTo) {
-		if !m.metrics.Enabled() {
+		if !m.metrics.Enabled() || m.timed {
 			continue
 		}
 		m.starting, m.starts = item, true
@@ -227,10 +265,14 @@ func (m *fifo[T]) giveBack(item T) {
 	}
 }
 
-// done ends the processing of item, and ends waiting drains once nothing is in processing.
-func (m *fifo[T]) done(item T) {
-	// The metrics hear of it first, as in client-go: if they panic, item stays in processing.
-	if m.metrics.Enabled() {
+// done ends the processing of item at the instant at (zero: now), and ends waiting drains once
+// nothing is in processing.
+func (m *fifo[T]) done(item T, at time.Time) {
+	switch {
+	case m.timed: // nobody waits for the panic: the item moves on whatever the metrics do
+		defer m.guard(func() { m.metrics.Finished(item, at) })
+	case m.metrics.Enabled():
+		// The metrics hear of it first, as in client-go: if they panic, item stays in processing.
 		m.metrics.Finished(item, m.clock.Now())
 	}
 	if !m.state.Done(item) {
@@ -376,6 +418,11 @@ func (m *fifo[T]) reserve() (h handoff[T], ok bool) {
 func (m *fifo[T]) takeMine(mine handoff[T]) {
 	m.held, m.holding = mine, true
 	m.take(mine.seq)
+	if m.timed { // no getter's opTaken follows this take
+		if p := m.started(mine.item, 0, m.clock.Now()); p != nil {
+			m.owe(mine.item, p)
+		}
+	}
 	m.held, m.holding = handoff[T]{}, false
 }
 

@@ -56,6 +56,8 @@ func (q *Queue[T]) get(ctx context.Context) (item T, shutdown bool, err error) {
 
 // take records that this getter took h, and returns its item. Raising the watermark is the
 // whole of it: every command sent from now on carries the take in its stamp (see mailbox). A
+// queue whose metrics are recorded asynchronously also tells the owner when the take happened,
+// without waiting, so that the queue latency and work duration are measured from then. A
 // queue whose owner runs foreign code also has it applied before Get returns, so that the
 // metrics are current and a panic reaches this caller. A Get that panics hands out nothing:
 // the item goes back to the queue rather than stay in processing, where nobody would call
@@ -69,6 +71,9 @@ func (q *Queue[T]) take(h handoff[T]) T {
 		// This take emptied ready, and told the owner nothing: it may be asleep with more
 		// items than ready had room for (see fifo.refill).
 		q.mailbox.nudge()
+	}
+	if q.timed {
+		q.send(command[T]{op: opTaken, item: h.item, at: q.since(q.clock.Now())})
 	}
 	if q.waits {
 		if r := q.ask(command[T]{op: opTaken, item: h.item}); r.fault != nil {

@@ -59,6 +59,7 @@ type Queue[T comparable] struct {
 	origin    time.Time   // the instant commands count their instants from
 	alarmWith clock.Clock // the clock for the owner's alarm; nil for the real one
 	waits     bool        // callers wait for every command: the owner runs foreign code
+	timed     bool        // callers read the clock for the owner's metrics, which do not wait
 	checkKeys bool        // items may fail to hash: check them before they reach the owner
 	readAhead bool        // items go to ready before getters ask (the built-in FIFO)
 	bubbled   bool        // built in a testing/synctest bubble (see Abandon)
@@ -91,6 +92,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	q, b := newShell[T](c.Clock, c.Metrics)
 	q.waits = q.waits || !builtin
 	q.readAhead = builtin
+	q.timed = builtin && b.metrics.Async()
 	q.ready = make(chan handoff[T], readySize)
 	if c.Delaying || c.Forward != nil {
 		b.startHeartbeat()
@@ -104,6 +106,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 		taken:     &q.taken,
 		overflow:  &q.overflow,
 		readAhead: builtin,
+		timed:     q.timed,
 	}
 	if c.StopWhen != nil {
 		q.m = &watched[T]{rules: q.m, stop: c.StopWhen}
@@ -133,7 +136,7 @@ func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]
 		exited:    make(chan struct{}),
 		clock:     clock.OrReal(c),
 		alarmWith: c,
-		waits:     meters.Enabled(),
+		waits:     meters.Enabled() && !meters.Async(),
 		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
 		bubbled:   inBubble(),
 	}

@@ -9,8 +9,13 @@ func (q *Queue[T]) check(method string, item T) {
 	}
 }
 
-// post sends c, waiting for the outcome when the owner runs foreign code.
+// post sends c, waiting for the outcome when the owner runs foreign code. When the owner records
+// metrics without making callers wait (see Queue.timed), an add or a Done carries the instant
+// of the call, so that the metrics measure from the call rather than from the owner's turn.
 func (q *Queue[T]) post(c command[T]) {
+	if q.timed && (c.op == opAdd || c.op == opAddBatch || c.op == opDone) {
+		c.at = q.since(q.clock.Now())
+	}
 	if q.waits {
 		q.call(c)
 	} else {

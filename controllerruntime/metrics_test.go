@@ -199,33 +199,37 @@ func TestMetricsInControllerRuntimesRegistry(t *testing.T) {
 
 // TestDepthBeyond25Priorities adds one item at each of 27 priorities: the first 25 get a
 // series each, the last two share the overflow series, and taking every item out brings all of
-// them back to zero.
+// them back to zero. It runs in a bubble so that it can wait for the queue to record.
 func TestDepthBeyond25Priorities(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	q := controllerruntime.New(workqueue.TypedPriorityQueueConfig[int]{Name: "many", MetricsProvider: newProvider(t, reg)})
-	defer q.ShutDown()
-	for p := range 27 {
-		q.AddWithOpts(priorityqueue.AddOpts{Priority: priority(p)}, p)
-	}
-	got := gather(t, reg, "many")
-	for p := range 25 {
-		if v := got[fmt.Sprintf("workqueue_depth{priority=%q}", fmt.Sprint(p))]; v != "1" {
-			t.Errorf("the depth of priority %d is %q, want 1", p, v)
+	synctest.Test(t, func(t *testing.T) {
+		reg := prometheus.NewRegistry()
+		q := controllerruntime.New(workqueue.TypedPriorityQueueConfig[int]{Name: "many", MetricsProvider: newProvider(t, reg)})
+		defer q.ShutDown()
+		for p := range 27 {
+			q.AddWithOpts(priorityqueue.AddOpts{Priority: priority(p)}, p)
 		}
-	}
-	overflow := `workqueue_depth{priority="exceeded_cardinality_limit"}`
-	if v := got[overflow]; v != "2" {
-		t.Errorf("%s = %q, want 2", overflow, v)
-	}
-	for range 27 {
-		item, _, _ := q.GetWithPriority()
-		q.Done(item)
-	}
-	for id, v := range gather(t, reg, "many") {
-		if strings.HasPrefix(id, "workqueue_depth") && v != "0" {
-			t.Errorf("%s = %q once every item was taken", id, v)
+		synctest.Wait() // the provider records asynchronously (see Provider.AsyncMetrics)
+		got := gather(t, reg, "many")
+		for p := range 25 {
+			if v := got[fmt.Sprintf("workqueue_depth{priority=%q}", fmt.Sprint(p))]; v != "1" {
+				t.Errorf("the depth of priority %d is %q, want 1", p, v)
+			}
 		}
-	}
+		overflow := `workqueue_depth{priority="exceeded_cardinality_limit"}`
+		if v := got[overflow]; v != "2" {
+			t.Errorf("%s = %q, want 2", overflow, v)
+		}
+		for range 27 {
+			item, _, _ := q.GetWithPriority()
+			q.Done(item)
+		}
+		synctest.Wait()
+		for id, v := range gather(t, reg, "many") {
+			if strings.HasPrefix(id, "workqueue_depth") && v != "0" {
+				t.Errorf("%s = %q once every item was taken", id, v)
+			}
+		}
+	})
 }
 
 // TestEachQueueHas25Priorities: two queues of one name, one after the other as a controller
@@ -255,13 +259,16 @@ func TestEachQueueHas25Priorities(t *testing.T) {
 // TestNewRecordsInControllerRuntimesRegistryByDefault: a named queue made by New without a
 // provider records its metrics in controller-runtime's registry, as priorityqueue.New does.
 func TestNewRecordsInControllerRuntimesRegistryByDefault(t *testing.T) {
-	q := controllerruntime.New(workqueue.TypedPriorityQueueConfig[string]{Name: "by-default"})
-	defer q.ShutDown()
-	q.AddWithOpts(priorityqueue.AddOpts{Priority: priority(2)}, "a")
-	got := gather(t, crmetrics.Registry, "by-default")
-	if got[`workqueue_depth{priority="2"}`] != "1" || got["workqueue_adds_total"] != "1" {
-		t.Errorf("controller-runtime's registry has %v, want a depth of 1 at priority 2 and 1 add", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		q := controllerruntime.New(workqueue.TypedPriorityQueueConfig[string]{Name: "by-default"})
+		defer q.ShutDown()
+		q.AddWithOpts(priorityqueue.AddOpts{Priority: priority(2)}, "a")
+		synctest.Wait() // the provider records asynchronously
+		got := gather(t, crmetrics.Registry, "by-default")
+		if got[`workqueue_depth{priority="2"}`] != "1" || got["workqueue_adds_total"] != "1" {
+			t.Errorf("controller-runtime's registry has %v, want a depth of 1 at priority 2 and 1 add", got)
+		}
+	})
 }
 
 // clientGoProvider is a metrics provider written for client-go: it counts adds and keeps the

@@ -18,7 +18,7 @@ import (
 // workqueue_queue_duration_seconds, workqueue_work_duration_seconds,
 // workqueue_unfinished_work_seconds, workqueue_longest_running_processor_seconds and
 // workqueue_retries_total with the labels name and controller, both set to the queue's name.
-// It implements workqueue.MetricsProvider and metrics.PriorityProvider.
+// It implements workqueue.MetricsProvider, metrics.PriorityProvider and metrics.AsyncProvider.
 //
 // Create it with [NewProvider]; the zero value is not usable. It is safe for simultaneous use.
 type Provider struct {
@@ -30,7 +30,14 @@ type Provider struct {
 var (
 	_ workqueue.MetricsProvider = (*Provider)(nil)
 	_ metrics.PriorityProvider  = (*Provider)(nil)
+	_ metrics.AsyncProvider     = (*Provider)(nil)
 )
+
+// AsyncMetrics returns true: queues record these metrics in their own goroutine after Add, Get
+// and Done return, sparing each call a round trip. controller-runtime's priority queue records
+// asynchronously too (its adds pass through a goroutine of their own), so its users and tests
+// already expect the series to lag a call by a moment. It implements metrics.AsyncProvider.
+func (p *Provider) AsyncMetrics() bool { return true }
 
 // registryProvider returns the provider of controller-runtime's registry, made once.
 var registryProvider = sync.OnceValues(func() (*Provider, error) { return NewProvider(crmetrics.Registry) })

@@ -127,3 +127,19 @@ type DepthMetricWithPriority interface {
 type PriorityProvider interface {
 	NewDepthMetricWithPriority(name string) DepthMetricWithPriority
 }
+
+// AsyncProvider is implemented by providers whose metrics a queue may record after the call
+// that changed them has returned. By default a queue with metrics makes Add, Get and Done wait
+// for its owner goroutine, so that the metrics are current when they return, as client-go's
+// are (its tests read a fake metric right after Add); that round trip is most of the cost of
+// a named queue. A provider whose AsyncMetrics returns true lets those calls return at once:
+// the owner records each change in order, at most one turn of its goroutine later, with the
+// instants the callers saw (a Get's queue latency ends when it took the item, not when the
+// owner heard of it). A metric that panics then panics in the next caller that waits for an
+// answer (NumRequeues, ShutDown) instead of in the caller whose call it recorded. Scraped
+// metrics, such as Prometheus's, lose nothing by it.
+type AsyncProvider interface {
+	// AsyncMetrics reports whether queues may record this provider's metrics asynchronously.
+	// A queue asks once, when it is created.
+	AsyncMetrics() bool
+}

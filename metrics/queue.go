@@ -19,6 +19,7 @@ type Queue[T comparable] struct {
 	longest    SettableGaugeMetric
 	delayed    SettableGaugeMetric // nil unless the provider offers it and the queue delays
 
+	async  bool            // the provider lets the queue record after a call returns
 	name   string          // the queue's name, for a delayed gauge asked for later
 	offers DelayedProvider // the provider, when it offers the delayed gauge
 
@@ -71,6 +72,9 @@ func New[T comparable](c Config) *Queue[T] {
 			m.depth = made(p.NewDepthMetric(c.Name), "NewDepthMetric", c.Name)
 		}
 	}
+	if a, ok := p.(AsyncProvider); ok {
+		m.async = a.AsyncMetrics()
+	}
 	if d, ok := p.(DelayedProvider); ok {
 		m.name, m.offers = c.Name, d
 		if c.Delayed {
@@ -111,6 +115,10 @@ func (m *Queue[T]) TrackDelayed() {
 
 // Enabled reports whether m records anything; the caller may skip reading the clock if not.
 func (m *Queue[T]) Enabled() bool { return m != nil }
+
+// Async reports whether m's provider lets the queue record after a call returns (see
+// AsyncProvider); false when m records nothing.
+func (m *Queue[T]) Async() bool { return m != nil && m.async }
 
 // Added records that item, of priority (zero for a FIFO queue), became pending at now.
 func (m *Queue[T]) Added(item T, priority int, now time.Time) {

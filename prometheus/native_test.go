@@ -21,10 +21,10 @@ func workHistogram(t *testing.T, opts ...wqprometheus.Option) *dto.Histogram {
 		t.Fatal(err)
 	}
 	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "q", MetricsProvider: provider})
-	defer q.ShutDown()
 	q.Add("a")
 	item, _ := q.Get()
 	q.Done(item)
+	q.ShutDown() // the owner has recorded every call once it has exited
 
 	families, err := reg.Gather()
 	if err != nil {

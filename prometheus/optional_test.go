@@ -9,6 +9,7 @@ import (
 
 	"github.com/actorqueue/workqueue"
 	"github.com/actorqueue/workqueue/metrics"
+	wqprometheus "github.com/actorqueue/workqueue/prometheus"
 )
 
 // frozenClock is a queue clock that never moves: no delay ever passes and no tick comes, so a
@@ -26,7 +27,7 @@ func (frozenClock) After(time.Duration) <-chan time.Time { return nil }
 // zero when the shutdown drops them, while the queued item stays counted in workqueue_depth.
 func TestScrapeRunningQueueDelayedDepth(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	provider := newProvider(t, reg)
+	provider := newProvider(t, reg, wqprometheus.WithSynchronousMetrics()) // read right after each call
 	limiter := workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Hour)
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{
 		Name: "running", MetricsProvider: provider, Clock: frozenClock{},
@@ -161,7 +162,7 @@ func TestDepthByPriorityCardinalityCap(t *testing.T) {
 // delayed items under its own name.
 func TestDelayedDepthOfDelayingQueueAroundNamedQueue(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	provider := newProvider(t, reg)
+	provider := newProvider(t, reg, wqprometheus.WithSynchronousMetrics()) // read right after each call
 	inner := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "inner", MetricsProvider: provider})
 	defer inner.ShutDown()
 	if m := gather(t, reg).metric("workqueue_delayed_depth", "name", "inner"); m != nil {

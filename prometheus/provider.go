@@ -26,12 +26,15 @@ type Provider struct {
 
 	mu         sync.Mutex
 	priorities map[string]*priorityLabels // by queue name
+
+	synchronous bool // see WithSynchronousMetrics
 }
 
 var (
 	_ workqueue.MetricsProvider = (*Provider)(nil)
 	_ metrics.DelayedProvider   = (*Provider)(nil)
 	_ metrics.PriorityProvider  = (*Provider)(nil)
+	_ metrics.AsyncProvider     = (*Provider)(nil)
 	_ prometheus.Collector      = (*Provider)(nil)
 )
 
@@ -63,6 +66,8 @@ func NewProvider(reg prometheus.Registerer, opts ...Option) (*Provider, error) {
 		delayed:    newGauge("delayed_depth", delayedHelp, "name"),
 		byPriority: newGauge("depth_by_priority", priorityHelp, "name", "priority"),
 		priorities: make(map[string]*priorityLabels),
+
+		synchronous: o.synchronous,
 	}
 	err := reg.Register(p)
 	var already prometheus.AlreadyRegisteredError
@@ -76,6 +81,13 @@ func NewProvider(reg prometheus.Registerer, opts ...Option) (*Provider, error) {
 	}
 	return p, nil
 }
+
+// AsyncMetrics reports whether queues may record p's metrics after Add, Get and Done return,
+// which spares each of those calls a round trip to the queue's goroutine: true unless p was
+// made WithSynchronousMetrics. A queue records each change at most one turn of its goroutine
+// later, with the instants its callers saw, so a scrape sees what it would have seen a few
+// microseconds earlier or later. It implements metrics.AsyncProvider.
+func (p *Provider) AsyncMetrics() bool { return !p.synchronous }
 
 func (p *Provider) collectors() []prometheus.Collector {
 	return []prometheus.Collector{

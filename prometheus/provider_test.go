@@ -132,6 +132,7 @@ func TestDelayedItemsOfOneNameAddUp(t *testing.T) {
 		first.AddAfter("a", time.Hour)
 		first.AddAfter("b", time.Hour)
 		second.AddAfter("a", time.Hour)
+		synctest.Wait() // the provider records asynchronously (see Provider.AsyncMetrics)
 		if v := gather(t, reg).gauge(t, "workqueue_delayed_depth", "name", "twin"); v != 3 {
 			t.Errorf("delayed depth = %v, want 3", v)
 		}

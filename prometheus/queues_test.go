@@ -94,6 +94,7 @@ func watchdog(t *testing.T, q interface{ ShutDown() }) (stop func() bool) {
 // that it can be read inside a bubble, while the queue runs.
 func expectDelayed(t *testing.T, reg prometheus.Gatherer, name string, want float64) {
 	t.Helper()
+	synctest.Wait() // the provider records asynchronously (see Provider.AsyncMetrics)
 	if v := gather(t, reg).gauge(t, "workqueue_delayed_depth", "name", name); v != want {
 		t.Errorf("workqueue_delayed_depth{name=%q} = %v, want %v", name, v, want)
 	}

@@ -20,9 +20,9 @@ import (
 )
 
 // newProvider returns a provider registered in reg, failing the test if it cannot be.
-func newProvider(t *testing.T, reg prometheus.Registerer) *wqprometheus.Provider {
+func newProvider(t *testing.T, reg prometheus.Registerer, opts ...wqprometheus.Option) *wqprometheus.Provider {
 	t.Helper()
-	p, err := wqprometheus.NewProvider(reg)
+	p, err := wqprometheus.NewProvider(reg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
