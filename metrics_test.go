@@ -1,9 +1,7 @@
 package workqueue_test
 
 import (
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -284,119 +282,5 @@ func TestAPanicKeptForAQueueStaysWithIt(t *testing.T) {
 		assert.NotPanics(t, func() { second.AddRateLimited("b") })
 		assert.Equal(t, 1, second.Len(), "b was added")
 		assert.PanicsWithValue(t, "metric failed", func() { first.Len() }, "the panic is the first queue's")
-	})
-}
-
-// exitingMetric calls runtime.Goexit in its first Inc or Set, as a test's fake metric does when
-// it calls t.FailNow.
-type exitingMetric struct {
-	metric
-	once sync.Once
-}
-
-func (m *exitingMetric) Inc()          { m.once.Do(runtime.Goexit); m.metric.Inc() }
-func (m *exitingMetric) Set(v float64) { m.once.Do(runtime.Goexit); m.metric.Set(v) }
-
-type exitingProvider struct {
-	provider
-	adds, unfinished *exitingMetric // nil: the provider's own
-}
-
-func (p *exitingProvider) NewAddsMetric(name string) workqueue.CounterMetric {
-	if p.adds == nil {
-		return p.provider.NewAddsMetric(name)
-	}
-	return p.adds
-}
-
-func (p *exitingProvider) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGaugeMetric {
-	if p.unfinished == nil {
-		return p.provider.NewUnfinishedWorkSecondsMetric(name)
-	}
-	return p.unfinished
-}
-
-// A metric that ends its goroutine ends the caller's, as in client-go, where the caller runs
-// it: the queue's goroutine is replaced, and the queue goes on.
-func TestAMetricThatEndsTheGoroutineEndsOnlyTheCaller(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{
-			Name: "exit", MetricsProvider: &exitingProvider{adds: &exitingMetric{}}})
-		exited := make(chan struct{})
-		go func() {
-			defer close(exited)
-			q.Add("a")
-			t.Error("Add returned")
-		}()
-		<-exited
-		assert.Equal(t, 0, q.Len(), "a is not added, as in client-go, whose metric comes first")
-		q.Add("b")
-		item, _ := q.Get()
-		assert.Equal(t, "b", item)
-		q.Done(item)
-		q.ShutDown()
-	})
-}
-
-// A periodic metric that ends the goroutine, with no caller waiting, does not stop the queue:
-// a delayed item still falls due for the getter waiting for it.
-func TestATickThatEndsTheGoroutineDoesNotStopTheQueue(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
-			Name: "exit", MetricsProvider: &exitingProvider{unfinished: &exitingMetric{}}})
-		q.Add("a")
-		item, _ := q.Get() // in processing: the ticks run
-		q.AddAfter("b", 2*time.Second)
-		got := make(chan string, 1)
-		go func() {
-			item, _ := q.Get()
-			got <- item
-		}()
-		time.Sleep(3 * time.Second) // the first tick, at 500 ms, ends the goroutine
-		select {
-		case b := <-got:
-			assert.Equal(t, "b", b)
-			q.Done(b)
-		default:
-			t.Error("b, due at 2 s, was not handed out at 3 s")
-		}
-		q.Done(item)
-		q.ShutDown()
-	})
-}
-
-// exitingStorage is a custom storage whose next Pop calls runtime.Goexit once armed.
-type exitingStorage struct {
-	workqueue.Queue[string]
-	armed atomic.Bool
-}
-
-func (s *exitingStorage) Pop() string {
-	if s.armed.CompareAndSwap(true, false) {
-		runtime.Goexit()
-	}
-	return s.Queue.Pop()
-}
-
-// A storage that ends the goroutine as it pops for a getter ends that getter's, as in
-// client-go, where the getter runs it; the items stay for the next getter.
-func TestAStorageThatEndsTheGoroutineEndsTheGetter(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		storage := &exitingStorage{Queue: workqueue.DefaultQueue[string]()}
-		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Queue: storage})
-		storage.armed.Store(true)
-		ended := make(chan struct{})
-		go func() {
-			defer close(ended)
-			q.Get()
-			t.Error("Get returned")
-		}()
-		synctest.Wait() // the getter waits
-		q.Add("a")
-		<-ended
-		item, _ := q.Get()
-		assert.Equal(t, "a", item)
-		q.Done(item)
-		q.ShutDown()
 	})
 }

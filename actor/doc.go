@@ -66,15 +66,16 @@
 // are.) Metrics whose provider allows it (metrics.AsyncProvider) are the exception: the
 // built-in FIFO records them without making anyone wait, from instants its callers read (an
 // add and a Done carry theirs; a getter tells the owner when it took its item, in a command it
-// does not wait for), and a panic of theirs is kept for the next caller that waits, after the
-// command has taken effect. A panic with nobody waiting, in a delayed add or a periodic metric update, is raised in
-// the next caller of the queue that waits for an answer (not a call to its limiter made
-// elsewhere, see below); a delayed item whose metrics panic is added all the
-// same. A Get that raises a panic hands out nothing: the item it was to return goes back to the
-// queue, so that no item is left in processing with nobody to call Done. Code that calls
-// runtime.Goexit (a test's fake metric calling t.FailNow) ends the goroutine of the caller whose
-// command ran it, as in client-go, where that caller runs it; the owner's goroutine, which
-// Goexit ends too, is replaced (see Queue.succeed).
+// does not wait for), and each command takes effect whatever its metrics do.
+//
+// A panic with nobody waiting (of asynchronous metrics, a delayed add or a periodic metric
+// update) is raised in the next caller of the queue that waits for an answer (not a call to
+// its limiter made elsewhere, see below); the item it concerned is not lost. A Get that raises
+// a panic hands out nothing: the item it was to return goes back to the queue, so that no item
+// is left in processing with nobody to call Done. runtime.Goexit cannot be recovered: code the
+// owner runs must not call it (t.FailNow, t.Fatal), and if it does, the owner ends the process
+// with a panic that says so, rather than leave every caller waiting for a goroutine that is
+// gone (see Queue.run).
 //
 // # Rate limiters
 //

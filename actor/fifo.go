@@ -26,10 +26,6 @@ type fifo[T comparable] struct {
 	delayed   int            // the delay heap's size the metrics last heard of
 	owedTo    map[T]any      // panics of the metrics as items started, owed to their getters
 	lookahead []T            // room for the items prefetch reads ahead for
-	starting  T              // the item whose take the metrics hear of, while starts is set
-	starts    bool
-	held      handoff[T] // the item a Get applied by the owner takes for itself, while holding
-	holding   bool       // is set; kept for the Get's next try if a Goexit cuts it short
 }
 
 func (m *fifo[T]) exec(c *command[T]) {
@@ -216,12 +212,9 @@ func (m *fifo[T]) take(upTo uint64) {
 		if !m.metrics.Enabled() || m.timed {
 			continue
 		}
-		m.starting, m.starts = item, true
 		if p := m.started(item, 0, m.clock.Now()); p != nil {
 			m.owe(item, p)
 		}
-		var none T
-		m.starting, m.starts = none, false
 	}
 }
 
@@ -305,14 +298,12 @@ func (m *fifo[T]) idle() bool {
 func (m *fifo[T]) getNow() result[T] {
 	var item T
 	var fault any
-	h, held := m.held, m.holding // taken from ready by this Get before a Goexit cut it short
-	m.held, m.holding = handoff[T]{}, false
-	if !held {
-		select {
-		case h = <-m.ready:
-			held = true
-		default:
-		}
+	var h handoff[T]
+	held := false
+	select {
+	case h = <-m.ready:
+		held = true
+	default:
 	}
 	switch {
 	case held:
@@ -393,53 +384,27 @@ func setIfChanged(b *atomic.Bool, v bool) {
 	}
 }
 
-// reserve reserves the next item; a panic from the storage becomes a handoff carrying it. A
-// storage that ends the goroutine (see Queue.succeed) does so on behalf of the getter it was
-// popping for: that getter gets a handoff carrying the Goexit, as client-go's would have run
-// it. (The built-in FIFO, read ahead, runs no foreign code.)
+// reserve reserves the next item; a panic from the storage becomes a handoff carrying it, for
+// the getter it was popping for. (The built-in FIFO, read ahead, runs no foreign code.)
 func (m *fifo[T]) reserve() (h handoff[T], ok bool) {
-	reserved := false
 	defer func() {
-		switch p := recover(); {
-		case p != nil:
+		if p := recover(); p != nil {
 			h, ok = handoff[T]{fault: p}, true
-		case !reserved && !m.readAhead:
-			m.ready <- handoff[T]{fault: goexit{}} // refill made room for it
-			m.wanted--
 		}
 	}()
 	item, seq, ok := m.state.Reserve(m.now())
-	reserved = true
 	return handoff[T]{item: item, seq: seq}, ok
 }
 
 // takeMine is take for a Get the owner applies (see getNow), up to the item it takes for
-// itself, mine, which it holds meanwhile.
+// itself, mine.
 func (m *fifo[T]) takeMine(mine handoff[T]) {
-	m.held, m.holding = mine, true
 	m.take(mine.seq)
 	if m.timed { // no getter's opTaken follows this take
 		if p := m.started(mine.item, 0, m.clock.Now()); p != nil {
 			m.owe(mine.item, p)
 		}
 	}
-	m.held, m.holding = handoff[T]{}, false
-}
-
-// blameGoexit blames the command under way for the end of the goroutine, unless a take that
-// the command's stamp carried was starting: then the take's metrics ended it as they heard of
-// the take. That take's getter is owed the Goexit, to claim as it confirms its take, and the
-// command goes back to the mailbox, not yet under way. A Get the owner applies may be that
-// getter: it keeps the item it holds, and on its next try claims the Goexit and gives the item
-// back, as for a panic.
-func (m *fifo[T]) blameGoexit() bool {
-	if !m.starts {
-		return true
-	}
-	m.owe(m.starting, goexit{})
-	var none T
-	m.starting, m.starts = none, false
-	return false
 }
 
 func (m *fifo[T]) catchUp() { m.catchUpWith(m.nextDue()) }

@@ -64,7 +64,7 @@ func (q *Queue[T]) get(ctx context.Context) (item T, shutdown bool, err error) {
 // Done for it.
 func (q *Queue[T]) take(h handoff[T]) T {
 	if h.fault != nil {
-		raiseFault(h.fault)
+		panic(h.fault)
 	}
 	raise(&q.taken, h.seq)
 	if len(q.ready) == 0 && q.overflow.Load() && !mutant.Active(mutant.Unnudged) {
@@ -78,7 +78,7 @@ func (q *Queue[T]) take(h handoff[T]) T {
 	if q.waits {
 		if r := q.ask(command[T]{op: opTaken, item: h.item}); r.fault != nil {
 			q.send(command[T]{op: opGiveBack, item: h.item})
-			raiseFault(r.fault)
+			panic(r.fault)
 		}
 	}
 	return h.item

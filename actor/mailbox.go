@@ -1,7 +1,6 @@
 package actor
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -259,34 +258,6 @@ func (b *mailbox[T]) keepLargest() {
 		first.next = second
 	}
 	b.free = first
-}
-
-// putBack puts back at the front of the mailbox, ahead of every command put since, the commands
-// of a collected chain that were not applied: rest, then the segments after current (nil when
-// rest is all). The owner calls it as its goroutine ends in the middle of a chain (see
-// Queue.succeed); the next owner applies them first.
-func (b *mailbox[T]) putBack(rest []command[T], current *segment[T]) {
-	head := (*segment[T])(nil)
-	if current != nil {
-		head = current.next
-	}
-	if len(rest) > 0 {
-		head = &segment[T]{commands: slices.Clone(rest), next: head}
-	}
-	if head == nil {
-		return
-	}
-	last := head
-	for last.next != nil {
-		last = last.next
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	last.next = b.head
-	if b.tail == nil {
-		b.tail = last
-	}
-	b.head = head
 }
 
 // recycle gives back a chain the owner has applied, for the commands to come.

@@ -139,20 +139,11 @@ func (m *prio[T]) refill() {
 }
 
 // handOut answers getter with item, of priority p, which it has handed out. If the metrics
-// panic as the item starts, the getter gets the panic instead, and the item goes back; if they
-// end the goroutine (see Queue.succeed), the getter gets the Goexit, and the item goes back.
+// panic as the item starts, the getter gets the panic instead, and the item goes back.
 func (m *prio[T]) handOut(getter chan result[T], item T, p int) {
 	var fault any
 	if m.metrics.Enabled() {
-		ended := true
-		defer func() {
-			if ended { // answered first: giving back runs the metrics, which may end it again
-				m.answer(getter, result[T]{fault: goexit{}})
-				m.giveBack(item, p)
-			}
-		}()
 		fault = m.started(item, p, m.meter.Now())
-		ended = false
 	}
 	if fault = m.owed(fault); fault != nil {
 		m.giveBack(item, p)

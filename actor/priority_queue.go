@@ -133,7 +133,7 @@ func (q *PriorityQueue[T]) GetWithContext(ctx context.Context) (item T, shutdown
 	}
 	q.replies.Put(reply)
 	if r.fault != nil {
-		raiseFault(r.fault)
+		panic(r.fault)
 	}
 	if r.cancelled {
 		return item, false, ctx.Err()

@@ -64,12 +64,10 @@ type Queue[T comparable] struct {
 	readAhead bool        // items go to ready before getters ask (the built-in FIFO)
 	bubbled   bool        // built in a testing/synctest bubble (see Abandon)
 
-	applying *segment[T]   // the segment whose commands are being applied, if any (see execFrom)
-	cuts     int           // owner goroutines ended since the last whole turn (see succeed)
-	replies  sync.Pool     // chan result[T], buffer 1
-	tomb     sync.Mutex    // held by whoever applies commands after the handover
-	adopted  []*Limiter[T] // the limiters q adopted, in whole or in part, until released (under tomb)
-	m        rules[T]
+	replies sync.Pool     // chan result[T], buffer 1
+	tomb    sync.Mutex    // held by whoever applies commands after the handover
+	adopted []*Limiter[T] // the limiters q adopted, in whole or in part, until released (under tomb)
+	m       rules[T]
 
 	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it
 	// sits on a cache line of its own, away from the fields every caller reads.

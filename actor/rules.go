@@ -48,10 +48,6 @@ type rules[T comparable] interface {
 	// tickDeadline returns the instant, on the real clock, the owner must wake at for an
 	// unfinished-work tick, when the ticks do not follow the queue's clock; zero otherwise.
 	tickDeadline() time.Time
-	// blameGoexit is told that the goroutine applying a command is ending (runtime.Goexit, see
-	// Queue.succeed), and reports whether the command itself ended it; if not, a take it
-	// carried did, and the rules owe the Goexit to that take's getter.
-	blameGoexit() (onCommand bool)
 }
 
 // base is what both kinds of rules share: answering callers, keeping the panics nobody waited
@@ -119,7 +115,7 @@ func (b *base[T]) answer(reply chan result[T], r result[T]) {
 // keep stashes the panic p, if there is one and none is stashed already. Len must then ask
 // the owner, so as to raise it: the length left for Len is voided.
 func (b *base[T]) keep(p any) {
-	if _, exited := p.(goexit); p != nil && !exited && b.stash == nil {
+	if p != nil && b.stash == nil {
 		b.stash = p
 		b.mailbox.voidRest()
 	}
@@ -180,8 +176,6 @@ func (b *base[T]) releaseDrainers() {
 }
 
 func (b *base[T]) finished() bool { return b.shuttingDown && len(b.drainers) == 0 }
-
-func (b *base[T]) blameGoexit() bool { return true }
 
 func (b *base[T]) beginTurn() { b.instant = time.Time{} }
 
@@ -279,8 +273,6 @@ func (b *base[T]) tick(now time.Time) {
 	if b.ticksAlways() || b.metrics.InFlight() {
 		b.tickAt = b.nextTick(now)
 	}
-	// Scheduled first: should the metric end the goroutine (see Queue.succeed), the next owner
-	// does not tick again at once.
 	b.guard(func() { b.metrics.UpdateUnfinished(now) })
 }
 

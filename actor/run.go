@@ -1,7 +1,5 @@
 package actor
 
-import "runtime"
-
 // start starts the owner goroutine. It arms the alarm first, in the caller's goroutine, so
 // that a queue whose timers run from its creation (on an injected clock, see base.injected and
 // base.startHeartbeat) waits on its clock by the time its constructor returns, as client-go's
@@ -9,31 +7,35 @@ import "runtime"
 func (q *Queue[T]) start() {
 	a := &alarm{clock: q.alarmWith}
 	a.set(q.m.deadline())
-	go q.run(a, &alarm{}, false)
+	go q.run(a, &alarm{})
 }
 
 // run is the owner goroutine: turn after turn it applies commands and what time brings, until
 // the queue has shut down; then it hands the state over. a is the alarm on the queue's clock;
 // ticks, on the real clock, serves the unfinished-work ticks that do not follow the queue's
-// clock (see newShell), and is never armed otherwise. resumed says it takes over from an owner
-// goroutine that ended in the middle of a turn (see succeed).
-func (q *Queue[T]) run(a, ticks *alarm, resumed bool) {
-	cut := true // until the handover is through (see succeed)
+// clock (see newShell), and is never armed otherwise.
+//
+// Every panic of the code the owner runs is recovered (see execFrom). runtime.Goexit cannot
+// be: code that calls it in the owner's goroutine (a test's fake metric calling t.FailNow)
+// would end the goroutine every caller depends on, and they would wait forever. The owner
+// turns it into a panic that names the cause, which ends the process at once.
+func (q *Queue[T]) run(a, ticks *alarm) {
+	exited := false
 	defer func() {
-		if cut {
-			q.succeed(a, ticks)
+		if exited {
+			return
 		}
+		if p := recover(); p != nil {
+			panic(p) // from a clock, which the owner does not recover: the process ends
+		}
+		panic("workqueue: code run by a queue's goroutine (a metric, a custom storage, a clock) " +
+			"called runtime.Goexit, as t.FailNow and t.Fatal do; it must not: use t.Error")
 	}()
-	if resumed && q.cuts <= maxCuts { // the turn cut short may have been in its last steps
-		q.endTurn(a, ticks)
-		q.cuts = 0
-	}
 	for !q.m.finished() {
 		q.turn(a, ticks)
-		q.cuts = 0
 	}
 	q.handOver()
-	cut = false
+	exited = true
 	q.exit(a, ticks)
 }
 
@@ -42,51 +44,6 @@ func (q *Queue[T]) exit(a, ticks *alarm) {
 	a.stop()
 	ticks.stop()
 	close(q.exited)
-}
-
-// succeed takes over from an owner goroutine that foreign code it ran (a metric, a storage, a
-// clock, the inner queue of a Delayer) ended with runtime.Goexit, as a test's fake does when it
-// calls t.FailNow. Goexit cannot be stopped, and in client-go it ends only the goroutine that
-// called that code: the caller's, or a loop of the queue's own. Here it would end the goroutine
-// every caller depends on. The command that ran the code is answered with the Goexit (see
-// execFrom), and a new owner goroutine carries on from the next one; or, once the state is
-// handed over, callers apply their commands themselves, and the owner ends as it would have.
-// Every panic is recovered before it gets here, but one from a clock, which ends the process as
-// before.
-func (q *Queue[T]) succeed(a, ticks *alarm) {
-	select {
-	case <-q.handover:
-		defer q.exit(a, ticks) // even if a command applied below ends the goroutine again
-		defer func() {
-			q.tomb.Lock()
-			q.release()
-			q.tomb.Unlock()
-		}()
-		q.settle(nil) // the commands put back, which their callers left to the owner
-	default:
-		q.cuts++
-		go q.run(a, ticks, true)
-	}
-}
-
-// maxCuts is how many owner goroutines in a row may end in the last steps of a turn (each
-// hand-out to a waiting getter whose metrics end it, say) before the next owner stops trying to
-// finish that turn, and waits for a command instead: code that always ends the goroutine (a
-// clock whose After calls t.FailNow) then ends a few per command, not one after another
-// forever.
-const maxCuts = 8
-
-// goexit is the fault that answers a command whose foreign code called runtime.Goexit: its
-// caller then calls runtime.Goexit too (see raiseFault). With nobody waiting, it is dropped, not
-// kept for the next caller (see base.keep), who has nothing to do with it.
-type goexit struct{}
-
-// raiseFault raises in the caller the fault an answer carries: a panic, or a Goexit.
-func raiseFault(fault any) {
-	if _, ok := fault.(goexit); ok {
-		runtime.Goexit()
-	}
-	panic(fault)
 }
 
 // turn collects the pending commands, or sleeps until a command, a getter's nudge or an alarm
@@ -131,10 +88,8 @@ func (q *Queue[T]) endTurn(a, ticks *alarm) {
 func (q *Queue[T]) apply(chain *segment[T]) {
 	for s := chain; s != nil; s = s.next {
 		q.m.prefetch(s.commands)
-		q.applying = s
 		q.execAll(s.commands)
 	}
-	q.applying = nil
 	q.mailbox.recycle(chain)
 }
 
@@ -151,18 +106,9 @@ func (q *Queue[T]) execAll(commands []command[T]) {
 // whole run of commands, rather than each command setting up its own.
 func (q *Queue[T]) execFrom(commands []command[T], i int) (next int) {
 	defer func() {
-		switch p := recover(); {
-		case p != nil:
+		if p := recover(); p != nil {
 			q.m.fail(&commands[next], p)
 			next++
-		case next < len(commands): // runtime.Goexit (see succeed): the goroutine ends
-			rest := commands[next:]
-			if q.m.blameGoexit() { // the command itself ended the goroutine
-				q.m.fail(&commands[next], goexit{})
-				rest = rest[1:]
-			}
-			q.mailbox.putBack(rest, q.applying)
-			q.applying = nil
 		}
 	}()
 	for next = i; next < len(commands); next++ {

@@ -27,7 +27,7 @@ func (q *Queue[T]) post(c command[T]) {
 func (q *Queue[T]) call(c command[T]) result[T] {
 	r := q.ask(c)
 	if r.fault != nil {
-		raiseFault(r.fault)
+		panic(r.fault)
 	}
 	return r
 }

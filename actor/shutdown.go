@@ -43,7 +43,7 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 	// the first answer given, which is the drain's. Raise it now that the owner has gone.
 	for _, fault := range [...]any{drained.fault, cut.fault} {
 		if fault != nil {
-			raiseFault(fault)
+			panic(fault)
 		}
 	}
 	if len(cut.items) == 0 {
