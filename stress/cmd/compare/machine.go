@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // machine describes where the figures were measured, in one line.
@@ -36,9 +37,10 @@ func cpuModel() string {
 	return ""
 }
 
-// cpuTimes are the machine's CPU time counters, in clock ticks: all of it, and the part the
-// hypervisor gave to other guests (steal), during which this machine's work waited.
-type cpuTimes struct{ total, steal uint64 }
+// cpuTimes are the machine's CPU time counters, in clock ticks: all of it, the part the
+// hypervisor gave to other guests (steal), during which this machine's work waited, and the
+// part some process of this machine ran (busy: user, nice, system, irq and softirq).
+type cpuTimes struct{ total, steal, busy uint64 }
 
 // readCPUTimes returns the counters of /proc/stat, and false where there are none.
 func readCPUTimes() (cpuTimes, bool) {
@@ -65,7 +67,10 @@ func parseCPUTimes(line string) (cpuTimes, bool) {
 			return cpuTimes{}, false
 		}
 		t.total += n
-		if i == 7 {
+		switch i {
+		case 0, 1, 2, 5, 6:
+			t.busy += n
+		case 7:
 			t.steal = n
 		}
 	}
@@ -80,4 +85,18 @@ func stealDuring(from, to cpuTimes) string {
 	}
 	share := float64(to.steal-from.steal) / float64(to.total-from.total)
 	return fmt.Sprintf("During the run, the hypervisor gave %.0f%% of the CPU time to other guests (steal, from /proc/stat).", 100*share)
+}
+
+// othersDuring describes, in a sentence, the share of the machine's CPU time that processes
+// other than this one (and its children) ran between two readings, given the CPU time this
+// process and its children used meanwhile (getrusage), or returns "" when it cannot tell. The
+// ticks' length is read off the counters themselves: total ticks over wall time and cores.
+func othersDuring(from, to cpuTimes, wall, own time.Duration, cores int) string {
+	if to.total <= from.total || to.busy < from.busy || wall <= 0 || cores <= 0 {
+		return ""
+	}
+	total := float64(to.total - from.total)
+	ticksPerSecond := total / (wall.Seconds() * float64(cores))
+	others := max(0, float64(to.busy-from.busy)-own.Seconds()*ticksPerSecond) / total
+	return fmt.Sprintf("Other processes of this machine ran %.0f%% of its CPU time meanwhile (busy time in /proc/stat less this process's own).", 100*others)
 }

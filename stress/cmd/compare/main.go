@@ -19,6 +19,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -43,12 +44,20 @@ func main() {
 	fmt.Fprintf(os.Stderr, "%s mode, %d rounds after a warm-up, on %s\n", m.name, m.rounds, where)
 
 	cpuBefore, cpuKnown := readCPUTimes()
+	ownBefore, ownKnown := ownCPU()
+	runStart := time.Now()
 	res := run(plan(m, wakeupsOnce(m.idleQueues)), bench.Impls(), m.rounds, os.Stderr)
+	wall := time.Since(runStart)
 	conditions := "Machine: " + where + "."
 	conditions += fmt.Sprintf("\nRows P: %v of reconcile CPU is %d rounds of FNV hashing, as timed at the start.", shortWork, bench.WorkFor(shortWork))
 	if cpuAfter, ok := readCPUTimes(); ok && cpuKnown {
 		if steal := stealDuring(cpuBefore, cpuAfter); steal != "" {
 			conditions += "\n" + steal
+		}
+		if ownAfter, ok := ownCPU(); ok && ownKnown {
+			if others := othersDuring(cpuBefore, cpuAfter, wall, ownAfter-ownBefore, runtime.NumCPU()); others != "" {
+				conditions += "\n" + others
+			}
 		}
 	}
 

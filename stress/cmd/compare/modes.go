@@ -37,9 +37,9 @@ type mode struct {
 	steadyDuration time.Duration
 }
 
-// quick is for CI: the whole run takes 40 to 80 s on two cores, more on a busy machine. Its
-// runs are smaller than issue 5's (a 30k-item flood, 2,000 idle queues) and issue 26's rows
-// shorter, so its figures are rougher.
+// quick is for CI: the whole run takes about 40 s on two cores, of which issue 26's rows take
+// half, and more on a busy machine. Its runs are smaller than issue 5's (a 30k-item flood, 2,000
+// idle queues) and issue 26's rows shorter, so its figures are rougher.
 var quick = mode{
 	name:            "quick",
 	rounds:          3,
