@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/actorqueue/workqueue/internal/mutant"
 	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
 )
@@ -50,9 +49,6 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 	}
 	// The instant is read here, in the caller, so that a fake clock stepped right after the
 	// call measures the delay from the call, as in client-go.
-	if mutant.Active(mutant.EarlyDelay) {
-		delay /= 2
-	}
 	q.post(command[T]{op: opAddAfter, item: item, at: q.since(q.clock.Now().Add(delay))})
 }
 

@@ -3,8 +3,6 @@ package actor
 import (
 	"context"
 	"sync/atomic"
-
-	"github.com/actorqueue/workqueue/internal/mutant"
 )
 
 // Get blocks until an item is ready, marks it as being processed and returns it. Once the
@@ -67,7 +65,7 @@ func (q *Queue[T]) take(h handoff[T]) T {
 		panic(h.fault)
 	}
 	raise(&q.taken, h.seq)
-	if len(q.ready) == 0 && q.overflow.Load() && !mutant.Active(mutant.Unnudged) {
+	if len(q.ready) == 0 && q.overflow.Load() {
 		// This take emptied ready, and told the owner nothing: it may be asleep with more
 		// items than ready had room for (see fifo.refill).
 		q.mailbox.nudge()

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/clock"
-	"github.com/actorqueue/workqueue/internal/mutant"
 	"github.com/actorqueue/workqueue/metrics"
 )
 
@@ -161,7 +160,7 @@ func (b *base[T]) drain(drain bool, reply chan result[T], busy bool) bool {
 		b.releaseDrainers()
 		return false
 	}
-	if !busy || mutant.Active(mutant.EarlyDrain) {
+	if !busy {
 		return false
 	}
 	b.drainers = append(b.drainers, reply)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/actorqueue/workqueue/internal/mutant"
 )
 
 // Exponential waits baseDelay·2ⁿ before the (n+1)th retry of an item, never longer than
@@ -62,9 +60,6 @@ func exponential(base, max time.Duration, n int) time.Duration {
 	backoff := float64(base) * math.Pow(2, float64(n))
 	// float64(math.MaxInt64) is 2⁶³, one past the largest Duration: anything at or above it
 	// would not convert.
-	if mutant.Active(mutant.Uncapped) {
-		max = math.MaxInt64
-	}
 	if backoff >= math.MaxInt64 || time.Duration(backoff) > max {
 		return max
 	}

@@ -32,7 +32,6 @@ package queue
 import (
 	"time"
 
-	"github.com/actorqueue/workqueue/internal/mutant"
 	"github.com/actorqueue/workqueue/internal/table"
 )
 
@@ -102,22 +101,20 @@ func (s *State[T]) Add(item T) bool {
 		if f.again {
 			return false // already due again
 		}
-		if !mutant.Active(mutant.LostReAdd) {
-			f.again = true
-			s.processing[item] = f
-		}
+		f.again = true
+		s.processing[item] = f
 		return true
 	}
 	if !s.custom {
 		// One lookup finds the item or makes its entry: the FIFO's Push cannot fail.
 		ticket, waits := s.entry(item)
-		if waits && !mutant.Active(mutant.NoDedup) {
+		if waits {
 			return false
 		}
 		s.push(item, ticket)
 		return true
 	}
-	if s.waiting.Has(item) && !mutant.Active(mutant.NoDedup) {
+	if s.waiting.Has(item) {
 		if !s.isReserved(item) {
 			s.storage.Touch(item)
 			return false
@@ -285,10 +282,6 @@ func (s *State[T]) requeue(item T) {
 	}
 	ticket, _ := s.entry(item)
 	s.push(item, ticket)
-	if mutant.Active(mutant.DoubleRequeue) {
-		ticket, _ = s.entry(item)
-		s.push(item, ticket)
-	}
 }
 
 // Len returns the number of items waiting to be handed out, reserved ones included: client-go's

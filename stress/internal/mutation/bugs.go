@@ -1,0 +1,72 @@
+package mutation
+
+// Bug is a deliberate bug: edits that turn correct library source into source that breaks one
+// promise. The library holds no trace of it; the test builds it from the source as it is (see
+// Mutate), so a change that moves the code out from under a bug fails the test loudly instead
+// of leaving a stale mutant behind.
+type Bug struct {
+	Name   string // the bug's name in the table of stress/README.md
+	Breaks string // what it breaks, one line, for the table
+	File   string // the file it edits, relative to the library module's root, with slashes
+	Edits  []Edit // applied in order
+}
+
+// Edit replaces Old, which must occur exactly once in the file, with New.
+type Edit struct {
+	Old, New string
+}
+
+// Bugs lists every deliberate bug, in the table's row order. Each edit is one line of the file,
+// so that a reader sees the bug at a glance; New may hold several statements separated by
+// semicolons, which gofmt would split but the compiler takes as they are.
+var Bugs = []Bug{
+	{
+		Name:   "no-dedup",
+		Breaks: "an item added twice while waiting is queued twice",
+		File:   "queue/state.go",
+		Edits: []Edit{
+			{"if waits {", "if false && waits {"},                             // the built-in FIFO
+			{"if s.waiting.Has(item) {", "if false && s.waiting.Has(item) {"}, // a custom storage
+		},
+	},
+	{
+		Name:   "lost-readd",
+		Breaks: "an item added while processing is not processed again",
+		File:   "queue/state.go",
+		Edits:  []Edit{{"f.again = true", "f.again = false"}},
+	},
+	{
+		Name:   "early-drain",
+		Breaks: "ShutDownWithDrain returns without waiting for processing",
+		File:   "actor/rules.go",
+		Edits:  []Edit{{"if !busy {", "if !busy || true {"}},
+	},
+	{
+		Name:   "early-delay",
+		Breaks: "AddAfter fires at half its delay",
+		File:   "actor/commands.go",
+		Edits:  []Edit{{"q.clock.Now().Add(delay))", "q.clock.Now().Add(delay/2))"}},
+	},
+	{
+		Name:   "double-requeue",
+		Breaks: "Done of an item added again queues it twice",
+		File:   "queue/state.go",
+		// requeue pushes the item, then looks its slot up again and pushes it once more.
+		Edits: []Edit{{"ticket, _ := s.entry(item)", "ticket, _ := s.entry(item); s.push(item, ticket); ticket, _ = s.entry(item)"}},
+	},
+	{
+		Name:   "uncapped",
+		Breaks: "the exponential limiter ignores its maximum delay",
+		File:   "limiter/exponential.go",
+		Edits: []Edit{{
+			"if backoff >= math.MaxInt64 || time.Duration(backoff) > max {",
+			"max = math.MaxInt64; if backoff >= math.MaxInt64 || time.Duration(backoff) > max {",
+		}},
+	},
+	{
+		Name:   "unnudged",
+		Breaks: "a getter that empties ready leaves the owner asleep with items waiting",
+		File:   "actor/get.go",
+		Edits:  []Edit{{"q.mailbox.nudge()", ""}},
+	},
+}
