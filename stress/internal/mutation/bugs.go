@@ -69,4 +69,17 @@ var Bugs = []Bug{
 		File:   "actor/get.go",
 		Edits:  []Edit{{"q.mailbox.nudge()", ""}},
 	},
+	{
+		Name:   "async-lost-add",
+		Breaks: "with asynchronous metrics, an add whose metric panics is lost",
+		File:   "actor/fifo.go",
+		// The add tells the metrics first, as a synchronous queue does for the caller waiting.
+		Edits: []Edit{{"m.addFirst(item, at) // nobody waits for the panic", "m.hearAdd(item, at); m.state.Add(item)"}},
+	},
+	{
+		Name:   "async-owner-time",
+		Breaks: "with asynchronous metrics, adds and Dones are timed when the owner records them, not at the call",
+		File:   "actor/fifo.go",
+		Edits:  []Edit{{"return m.instantOf(c.at)", "return time.Time{}"}},
+	},
 }

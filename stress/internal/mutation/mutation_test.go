@@ -22,8 +22,27 @@ import (
 // test is skipped: it runs every suite once per bug and once more.
 const runVariable = "ACTORQUEUE_MUTATION"
 
-// suites are the packages of the stress module that the table covers, in its column order.
-var suites = []string{"equivalence", "concurrent", "linearizability", "controllers"}
+// suite is a package whose tests the table covers.
+type suite struct {
+	name   string // its column in the table
+	path   string // its import path
+	tagged bool   // its failures start with a tag such as [lost-add], which names how it failed
+}
+
+// suites are the table's columns, in order. The stress suites tag their failures; the library's
+// root package, whose tests are plain assertions, is named by its first failing test.
+var suites = []suite{
+	{"equivalence", "github.com/actorqueue/workqueue/stress/equivalence", true},
+	{"concurrent", "github.com/actorqueue/workqueue/stress/concurrent", true},
+	{"linearizability", "github.com/actorqueue/workqueue/stress/linearizability", true},
+	{"controllers", "github.com/actorqueue/workqueue/stress/controllers", true},
+	{"library", "github.com/actorqueue/workqueue", false},
+}
+
+// timeout bounds each run of the suites: a bug that leaves a test waiting where synctest sees
+// no deadlock fails it then, rather than at go test's default of 10 minutes. A run's tests take
+// 5 s.
+const timeout = "1m"
 
 // Markers around the table in stress/README.md.
 const (
@@ -44,6 +63,16 @@ func TestMutationTable(t *testing.T) {
 	default:
 		t.Fatalf("%s=%q: want check, update or caught", runVariable, mode)
 	}
+	readme := filepath.Join("..", "..", "README.md")
+	text, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok1 := strings.Cut(string(text), tableBegin+"\n")
+	old, after, ok2 := strings.Cut(rest, tableEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("%s has no table between %q and %q", readme, tableBegin, tableEnd)
+	}
 	root := libraryRoot(t)
 	dir := t.TempDir()
 	// Every overlay first, so that a bug the code moved away from fails before the long runs.
@@ -55,61 +84,79 @@ func TestMutationTable(t *testing.T) {
 		}
 		overlays[bug.Name] = path
 	}
-	for i, v := range runSuites(t, "") {
+	for i, v := range runAll(t, "") {
 		if v.caught {
-			t.Fatalf("with no bug, suite %s fails:\n%s", suites[i], v.output)
+			t.Fatalf("with no bug, suite %s fails:\n%s", suites[i].name, v.output)
 		}
 	}
 	rows := make(map[string][]verdict)
 	for _, bug := range Bugs {
-		rows[bug.Name] = runSuites(t, overlays[bug.Name])
+		rows[bug.Name] = runAll(t, overlays[bug.Name])
 		if !slices.ContainsFunc(rows[bug.Name], func(v verdict) bool { return v.caught }) {
 			t.Errorf("no suite catches bug %s", bug.Name)
 		}
 	}
-	if mode == "caught" {
-		return
-	}
-	readme := filepath.Join("..", "..", "README.md")
-	text, err := os.ReadFile(readme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before, rest, ok1 := strings.Cut(string(text), tableBegin+"\n")
-	old, after, ok2 := strings.Cut(rest, tableEnd)
-	if !ok1 || !ok2 {
-		t.Fatalf("%s has no table between %q and %q", readme, tableBegin, tableEnd)
-	}
 	table := render(rows)
-	if mode == "update" {
+	t.Logf("what the suites do:\n%s", table)
+	switch mode {
+	case "update":
 		if err := os.WriteFile(readme, []byte(before+tableBegin+"\n"+table+tableEnd+after), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return
-	}
-	if problems := compare(old, rows); len(problems) > 0 {
-		t.Errorf("the table in %s does not match what the suites do (%s=update rewrites it):\n%s\nthey do:\n%s",
-			readme, runVariable, strings.Join(problems, "\n"), table)
+	case "check":
+		if problems := compare(cells(old), rows); len(problems) > 0 {
+			t.Errorf("the table in %s does not match what the suites do (%s=update rewrites it):\n%s\nthey do:\n%s",
+				readme, runVariable, strings.Join(problems, "\n"), table)
+		}
 	}
 }
 
 // verdict is what one suite did with one bug.
 type verdict struct {
+	ran    bool // go test reported on the suite
 	caught bool
-	how    []string // the failure tags it printed, first first, such as "[lost-add]"
+	how    []string // the failure tags it printed, or for an untagged suite the tests that failed, first first
 	output string   // its output, for a failure that needs looking at
 }
 
-// runSuites runs every suite once, built with the overlay file ("" for none), without the race
-// detector (the bugs need none to show), with a fixed seed so that the seeded suites do the
-// same each time, and returns their verdicts in suite order. Vet is off: a bug changes no test.
-func runSuites(t *testing.T, overlay string) []verdict {
-	args := []string{"test", "-count=1", "-json", "-vet=off"}
+// runAll runs every suite once, built with the overlay file ("" for none), and returns their
+// verdicts in suite order: the tagged suites in one go test, then the others in another.
+func runAll(t *testing.T, overlay string) []verdict {
+	verdicts := make([]verdict, len(suites))
+	for _, tagged := range []bool{true, false} {
+		var group []int
+		for i, s := range suites {
+			if s.tagged == tagged {
+				group = append(group, i)
+			}
+		}
+		run(t, overlay, group, verdicts)
+	}
+	return verdicts
+}
+
+// run runs the suites of group, which all tag their failures or none does, in one go test,
+// built with the overlay file ("" for none), and records their verdicts. It runs them without
+// the race detector (the bugs need none to show) and with a fixed seed, so that the seeded
+// suites do the same each time. Vet is off: a bug changes no test. Untagged suites stop at
+// their first failing test (-test.failfast): the table names only that one, and a later test
+// that the bug leaves waiting forever, where synctest sees no deadlock, would cost the timeout.
+// The tagged ones run whole, since their tag may come from a later test than the first to fail.
+func run(t *testing.T, overlay string, group []int, verdicts []verdict) {
+	if len(group) == 0 {
+		return // go test of no package would test the current directory
+	}
+	args := []string{"test", "-count=1", "-json", "-vet=off", "-timeout=" + timeout}
 	if overlay != "" {
 		args = append(args, "-overlay="+overlay)
 	}
-	for _, s := range suites {
-		args = append(args, "./"+s)
+	for _, i := range group {
+		args = append(args, suites[i].path)
+	}
+	tagged := suites[group[0]].tagged
+	if !tagged {
+		// go test's own -failfast would also start no other package once one fails.
+		args = append(args, "-args", "-test.failfast")
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = filepath.Join("..", "..")
@@ -120,7 +167,20 @@ func runSuites(t *testing.T, overlay string) []verdict {
 	if _, failed := err.(*exec.ExitError); err != nil && !failed {
 		t.Fatalf("go %s: %v", strings.Join(args, " "), err)
 	}
-	return parse(t, out)
+	parse(t, out, verdicts)
+	for _, i := range group {
+		v, name := verdicts[i], suites[i].name
+		switch {
+		case suites[i].tagged != tagged:
+			t.Fatalf("suite %s runs with suites that tag their failures differently", name)
+		case !v.ran:
+			t.Fatalf("no result from suite %s in:\n%s", name, out)
+		case v.caught && len(v.how) == 0 && tagged:
+			t.Fatalf("suite %s failed without a failure tag:\n%s", name, v.output)
+		case v.caught && len(v.how) == 0:
+			t.Fatalf("suite %s failed without a failing test:\n%s", name, v.output)
+		}
+	}
 }
 
 // event is a line of go test -json.
@@ -132,56 +192,51 @@ type event struct {
 // the message names one: "[equivalence] Len differs", "[lost-add]".
 var tag = regexp.MustCompile(`(?:^|: )(\[[a-z-]+\](?: [A-Za-z]+(?: [a-z]+)* differs?)?)`)
 
-// parse turns go test -json output into verdicts, in suite order. A suite that fails to build
-// fails the test: a bug must break behaviour, not compilation.
-func parse(t *testing.T, out []byte) []verdict {
-	byPackage := map[string]*verdict{}
-	outputs := map[string]*strings.Builder{}
+// parse reads go test -json output into the verdicts of the suites it reports on, in suite
+// order. A suite that fails to build fails the test: a bug must break behaviour, not
+// compilation.
+func parse(t *testing.T, out []byte, verdicts []verdict) {
 	scanner := bufio.NewScanner(bytes.NewReader(out))
 	scanner.Buffer(nil, 1<<20)
 	for scanner.Scan() {
 		var e event
 		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
-			continue // a build message, not an event
+			continue // not an event
 		}
-		suite := filepath.Base(e.Package)
-		if byPackage[suite] == nil {
-			byPackage[suite], outputs[suite] = &verdict{}, &strings.Builder{}
+		i := slices.IndexFunc(suites, func(s suite) bool { return s.path == e.Package })
+		if i < 0 {
+			continue // a build event, which names no package
 		}
-		v := byPackage[suite]
+		v := &verdicts[i]
+		v.ran = true
 		switch {
 		case e.Action == "output":
-			outputs[suite].WriteString(e.Output)
+			v.output += e.Output
+			if !suites[i].tagged {
+				break
+			}
 			if m := tag.FindStringSubmatch(strings.TrimSpace(e.Output)); m != nil && !slices.Contains(v.how, m[1]) {
 				v.how = append(v.how, m[1])
 			}
 		case e.Action == "fail" && e.FailedBuild != "":
-			t.Fatalf("suite %s does not build:\n%s", suite, out)
+			t.Fatalf("suite %s does not build:\n%s", suites[i].name, out)
 		case e.Action == "fail" && e.Test == "":
 			v.caught = true
+		case e.Action == "fail" && !suites[i].tagged && !slices.Contains(v.how, e.Test):
+			v.how = append(v.how, e.Test)
 		}
 	}
-	verdicts := make([]verdict, len(suites))
-	for i, s := range suites {
-		v := byPackage[s]
-		if v == nil {
-			t.Fatalf("no result from suite %s in:\n%s", s, out)
-		}
-		v.output = outputs[s].String()
-		if v.caught && len(v.how) == 0 {
-			t.Fatalf("suite %s failed without a failure tag:\n%s", s, v.output)
-		}
-		verdicts[i] = *v
-	}
-	return verdicts
 }
 
 // render writes the table in Markdown: a row per bug, a column per suite, and in each cell the
-// first failure tag of a suite that caught the bug.
+// first failure tag (or failing test) of a suite that caught the bug.
 func render(rows map[string][]verdict) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "| bug | what it breaks | %s |\n", strings.Join(suites, " | "))
-	fmt.Fprintf(&b, "| --- | --- |%s\n", strings.Repeat(" --- |", len(suites)))
+	b.WriteString("| bug | what it breaks |")
+	for _, s := range suites {
+		fmt.Fprintf(&b, " %s |", s.name)
+	}
+	fmt.Fprintf(&b, "\n| --- | --- |%s\n", strings.Repeat(" --- |", len(suites)))
 	for _, bug := range Bugs {
 		fmt.Fprintf(&b, "| `%s` | %s |", bug.Name, bug.Breaks)
 		for _, v := range rows[bug.Name] {
@@ -199,22 +254,28 @@ func cell(v verdict) string {
 	return "caught: `" + v.how[0] + "`"
 }
 
-// compare checks the table text against the verdicts: each cell must say caught where the
-// suite caught the bug, with a tag the suite printed, and not caught elsewhere. (Which tag a
-// concurrent suite prints first may vary from run to run; the README keeps one it prints.)
-func compare(table string, rows map[string][]verdict) []string {
-	var problems []string
-	lines := map[string][]string{}
+// cells reads the table's text: for each bug with a row, its cells in suite order.
+func cells(table string) map[string][]string {
+	rows := map[string][]string{}
 	for line := range strings.Lines(table) {
 		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
 		if len(cells) != 2+len(suites) {
 			continue
 		}
 		bug := strings.Trim(strings.TrimSpace(cells[0]), "`")
-		lines[bug] = cells[2:]
+		rows[bug] = cells[2:]
 	}
+	return rows
+}
+
+// compare checks the table's cells against the verdicts: each cell must say caught where the
+// suite caught the bug, with a tag the suite printed (or a test that failed), and not caught
+// elsewhere. (Which tag a concurrent suite prints first may vary from run to run; the README
+// keeps one it prints.)
+func compare(written map[string][]string, rows map[string][]verdict) []string {
+	var problems []string
 	for _, bug := range Bugs {
-		cells, ok := lines[bug.Name]
+		cells, ok := written[bug.Name]
 		if !ok {
 			problems = append(problems, fmt.Sprintf("no row for %s", bug.Name))
 			continue
@@ -223,9 +284,9 @@ func compare(table string, rows map[string][]verdict) []string {
 			written := strings.TrimSpace(cells[i])
 			switch {
 			case !v.caught && written != cell(v):
-				problems = append(problems, fmt.Sprintf("%s, %s: the table says %q, the suite does not catch it", bug.Name, suites[i], written))
+				problems = append(problems, fmt.Sprintf("%s, %s: the table says %q, the suite does not catch it", bug.Name, suites[i].name, written))
 			case v.caught && !slices.ContainsFunc(v.how, func(h string) bool { return written == "caught: `"+h+"`" }):
-				problems = append(problems, fmt.Sprintf("%s, %s: the table says %q, the suite prints %v", bug.Name, suites[i], written, v.how))
+				problems = append(problems, fmt.Sprintf("%s, %s: the table says %q, the suite prints %v", bug.Name, suites[i].name, written, v.how))
 			}
 		}
 	}
