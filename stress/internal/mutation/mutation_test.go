@@ -20,6 +20,10 @@ import (
 // caught by some suite: a suite that catches a bug through timing, not by design, may miss it
 // in one run and catch it in the next, which would fail a check of the whole table. Unset, the
 // test is skipped: it runs every suite once per bug and once more.
+//
+// Each bug is a build of its own, so caught runs no more suites than it needs: for each bug,
+// one suite at a time, those the table says catch it first, each group quickest to build
+// first, until one catches it.
 const runVariable = "ACTORQUEUE_MUTATION"
 
 // suite is a package whose tests the table covers.
@@ -38,6 +42,11 @@ var suites = []suite{
 	{"controllers", "github.com/actorqueue/workqueue/stress/controllers", true},
 	{"library", "github.com/actorqueue/workqueue", false},
 }
+
+// quickest names the suites by the time go test takes to build one for a bug in queue/state.go
+// when nothing of it is cached, quickest first: 3.9 s, 4.2 s, 6.2 s, 7.6 s and 12.2 s in one
+// measurement on two cores.
+var quickest = []string{"concurrent", "linearizability", "library", "equivalence", "controllers"}
 
 // timeout bounds each run of the suites: a bug that leaves a test waiting where synctest sees
 // no deadlock fails it then, rather than at go test's default of 10 minutes. A run's tests take
@@ -89,9 +98,14 @@ func TestMutationTable(t *testing.T) {
 			t.Fatalf("with no bug, suite %s fails:\n%s", suites[i].name, v.output)
 		}
 	}
+	written := cells(old)
 	rows := make(map[string][]verdict)
 	for _, bug := range Bugs {
-		rows[bug.Name] = runAll(t, overlays[bug.Name])
+		if mode == "caught" {
+			rows[bug.Name] = runUntilCaught(t, overlays[bug.Name], written[bug.Name])
+		} else {
+			rows[bug.Name] = runAll(t, overlays[bug.Name])
+		}
 		if !slices.ContainsFunc(rows[bug.Name], func(v verdict) bool { return v.caught }) {
 			t.Errorf("no suite catches bug %s", bug.Name)
 		}
@@ -104,7 +118,7 @@ func TestMutationTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	case "check":
-		if problems := compare(cells(old), rows); len(problems) > 0 {
+		if problems := compare(written, rows); len(problems) > 0 {
 			t.Errorf("the table in %s does not match what the suites do (%s=update rewrites it):\n%s\nthey do:\n%s",
 				readme, runVariable, strings.Join(problems, "\n"), table)
 		}
@@ -113,7 +127,7 @@ func TestMutationTable(t *testing.T) {
 
 // verdict is what one suite did with one bug.
 type verdict struct {
-	ran    bool // go test reported on the suite
+	ran    bool // the suite was run (caught runs no more than it needs)
 	caught bool
 	how    []string // the failure tags it printed, or for an untagged suite the tests that failed, first first
 	output string   // its output, for a failure that needs looking at
@@ -131,6 +145,30 @@ func runAll(t *testing.T, overlay string) []verdict {
 			}
 		}
 		run(t, overlay, group, verdicts)
+	}
+	return verdicts
+}
+
+// runUntilCaught runs the suites one by one, built with the overlay file, until one catches the
+// bug, and returns their verdicts in suite order. It tries first the suites that written (the
+// bug's cells in the table, nil if it has no row) says catch it, then the others, each group
+// quickest to build first.
+func runUntilCaught(t *testing.T, overlay string, written []string) []verdict {
+	var order []int
+	for _, first := range []bool{true, false} {
+		for _, name := range quickest {
+			i := slices.IndexFunc(suites, func(s suite) bool { return s.name == name })
+			said := i < len(written) && strings.HasPrefix(strings.TrimSpace(written[i]), "caught")
+			if said == first {
+				order = append(order, i)
+			}
+		}
+	}
+	verdicts := make([]verdict, len(suites))
+	for _, i := range order {
+		if run(t, overlay, []int{i}, verdicts); verdicts[i].caught {
+			break
+		}
 	}
 	return verdicts
 }
@@ -248,7 +286,10 @@ func render(rows map[string][]verdict) string {
 }
 
 func cell(v verdict) string {
-	if !v.caught {
+	switch {
+	case !v.ran:
+		return "not run"
+	case !v.caught:
 		return "not caught"
 	}
 	return "caught: `" + v.how[0] + "`"
