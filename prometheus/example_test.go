@@ -20,7 +20,11 @@ import (
 // A queue recording its metrics in a registry that a server exposes on /metrics, scraped once.
 func ExampleNewProvider() {
 	registry := prometheus.NewRegistry()
-	provider, err := wqprometheus.NewProvider(registry) // or prometheus.DefaultRegisterer
+	// A queue records these metrics in its own goroutine, a moment after each call. This example
+	// scrapes right after its calls, so it asks for them before each call returns; a server
+	// scraped every few seconds leaves that option out and spares every call a round trip.
+	provider, err := wqprometheus.NewProvider(registry, // or prometheus.DefaultRegisterer
+		wqprometheus.WithSynchronousMetrics())
 	if err != nil {
 		log.Fatal(err)
 	}
