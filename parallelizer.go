@@ -3,7 +3,7 @@ package workqueue
 import (
 	"context"
 
-	"github.com/actorqueue/workqueue/actor"
+	"github.com/actorqueue/workqueue/internal/actor"
 )
 
 // DoWorkPieceFunc does one piece of work.

@@ -23,7 +23,7 @@ var Bugs = []Bug{
 	{
 		Name:   "no-dedup",
 		Breaks: "an item added twice while waiting is queued twice",
-		File:   "queue/state.go",
+		File:   "internal/queue/state.go",
 		Edits: []Edit{
 			{"if waits {", "if false && waits {"},                             // the built-in FIFO
 			{"if s.waiting.Has(item) {", "if false && s.waiting.Has(item) {"}, // a custom storage
@@ -32,25 +32,25 @@ var Bugs = []Bug{
 	{
 		Name:   "lost-readd",
 		Breaks: "an item added while processing is not processed again",
-		File:   "queue/state.go",
+		File:   "internal/queue/state.go",
 		Edits:  []Edit{{"f.again = true", "f.again = false"}},
 	},
 	{
 		Name:   "early-drain",
 		Breaks: "ShutDownWithDrain returns without waiting for processing",
-		File:   "actor/rules.go",
+		File:   "internal/actor/rules.go",
 		Edits:  []Edit{{"if !busy {", "if !busy || true {"}},
 	},
 	{
 		Name:   "early-delay",
 		Breaks: "AddAfter fires at half its delay",
-		File:   "actor/commands.go",
+		File:   "internal/actor/commands.go",
 		Edits:  []Edit{{"q.clock.Now().Add(delay))", "q.clock.Now().Add(delay/2))"}},
 	},
 	{
 		Name:   "double-requeue",
 		Breaks: "Done of an item added again queues it twice",
-		File:   "queue/state.go",
+		File:   "internal/queue/state.go",
 		// requeue pushes the item, then looks its slot up again and pushes it once more.
 		Edits: []Edit{{"ticket, _ := s.entry(item)", "ticket, _ := s.entry(item); s.push(item, ticket); ticket, _ = s.entry(item)"}},
 	},
@@ -66,20 +66,20 @@ var Bugs = []Bug{
 	{
 		Name:   "unnudged",
 		Breaks: "a getter that empties ready leaves the owner asleep with items waiting",
-		File:   "actor/get.go",
+		File:   "internal/actor/get.go",
 		Edits:  []Edit{{"q.mailbox.nudge()", ""}},
 	},
 	{
 		Name:   "async-lost-add",
 		Breaks: "with asynchronous metrics, an add whose metric panics is lost",
-		File:   "actor/fifo.go",
+		File:   "internal/actor/fifo.go",
 		// The add tells the metrics first, as a synchronous queue does for the caller waiting.
 		Edits: []Edit{{"m.addFirst(item, at) // nobody waits for the panic", "m.hearAdd(item, at); m.state.Add(item)"}},
 	},
 	{
 		Name:   "async-owner-time",
 		Breaks: "with asynchronous metrics, adds and Dones are timed when the owner records them, not at the call",
-		File:   "actor/fifo.go",
+		File:   "internal/actor/fifo.go",
 		Edits:  []Edit{{"return m.instantOf(c.at)", "return time.Time{}"}},
 	},
 }
