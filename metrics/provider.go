@@ -133,9 +133,10 @@ type PriorityProvider interface {
 // for its owner goroutine, so that the metrics are current when they return, as client-go's
 // are (its tests read a fake metric right after Add); that round trip is most of the cost of
 // a named queue. A provider whose AsyncMetrics returns true lets those calls return at once:
-// the owner records each change in order, at most one turn of its goroutine later, with the
-// instants the callers saw (a Get's queue latency ends when it took the item, not when the
-// owner heard of it). A metric that panics then panics in the next caller that waits for an
+// the owner records each change in order, at most one turn of its goroutine later. A FIFO queue
+// records them with the instants the callers saw (a Get's queue latency ends when it took the
+// item, not when the owner heard of it); a priority queue with the instants its goroutine
+// applies them, as controller-runtime's records its adds. A metric that panics then panics in the next caller that waits for an
 // answer (NumRequeues, ShutDown) instead of in the caller whose call it recorded. Scraped
 // metrics, such as Prometheus's, lose nothing by it.
 type AsyncProvider interface {
