@@ -21,12 +21,13 @@
 // collects every pending command at once, applies them, and sleeps on a wake-up channel and one
 // timer when there are none: an idle queue on the real clock makes no wake-ups (see
 // base.injected and base.startHeartbeat for an injected one) and keeps at most two segments of
-// its mailbox, the largest its last burst used. A caller that wakes the owner does not yield
-// to it: the owner runs once the caller blocks, or on an idle processor (see Queue.send). A
+// its mailbox, the largest its last burst used. A caller that wakes the owner does not yield to
+// it: the owner runs once the caller blocks, or on an idle processor (see Queue.send). A
 // command that answers (Len, NumRequeues, ShutDown) carries its own reply channel, buffered, so
-// the owner never waits on a caller; the others return once appended. Len sends no command at all while the owner sleeps with nothing to apply: the
-// owner leaves its queue's length in the mailbox as it goes to sleep, and Len reads it, less
-// the items getters have taken since, without taking the mailbox lock (see mailbox.length).
+// the owner never waits on a caller; the others return once appended. Len sends no command at
+// all while the owner sleeps with nothing to apply: the owner leaves its queue's length in the
+// mailbox as it goes to sleep, and Len reads it, less the items getters have taken since,
+// without taking the mailbox lock (see mailbox.length).
 //
 // # Handing out items
 //
