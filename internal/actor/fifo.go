@@ -105,6 +105,7 @@ func (m *fifo[T]) apply(c *command[T]) (r result[T], parked bool) {
 		if m.beginShutdown() {
 			m.waiting.Clear()
 			m.wanted = 0
+			m.state.LiftLimits() // getters are served from now on without waiting for Dones
 		}
 		// The metrics hear of the cleared delay heap first: should they fail once the reply is
 		// parked, it would be answered twice, with the fault and at the drain's end.
@@ -348,31 +349,49 @@ func (m *fifo[T]) resting() resting {
 // Takes tell the owner nothing, so an owner asleep with ready full and more items waiting would
 // not know when getters have emptied it. Reading ahead, refill therefore says in overflow
 // whether items wait that ready had no room for, and the getter whose take empties ready nudges
-// the owner into a turn, which refills it. When more items wait in storage than ready has room
-// for, overflow is raised, with an atomic store, before ready's length is read again for the
-// refill, so that a take that empties ready either comes before that read, which then finds the
-// room, or loads overflow after the store and sees it raised. (When they all fit, overflow is
-// not raised: getters only make more room.) The length is read without the channel's lock, and
-// Go's memory model alone does not keep that read after the store; on the platforms Go runs on,
-// nothing moves it (on amd64 the store is a full barrier, and on arm64 len of a channel starts
-// with an acquiring load in the runtime).
+// the owner into a turn, which refills it (see Queue.take). Neither may miss the other: the
+// owner writes overflow and then reads the watermark of takes; a getter raises the watermark and
+// then reads overflow. All four are atomic operations, which Go's memory model orders in one
+// sequence, so if the getter's read misses the owner's write, the owner's read comes after the
+// getter's raise: the room it computes (see room) counts that take, and the turn refills what it
+// emptied. overflow is raised only when the items waiting may not fit even in that room.
 func (m *fifo[T]) refill() {
-	if m.readAhead && m.state.Len()-m.state.Reservations() > cap(m.ready)-len(m.ready) {
+	if !m.readAhead {
+		for !m.shuttingDown && m.wanted > 0 && len(m.ready) < cap(m.ready) {
+			h, ok := m.reserve()
+			if !ok {
+				break
+			}
+			m.ready <- h
+			m.wanted--
+		}
+		return
+	}
+	if m.shuttingDown {
+		setIfChanged(m.overflow, false)
+		return
+	}
+	if m.unreserved() > m.room() {
 		setIfChanged(m.overflow, true)
 	}
-	for !m.shuttingDown && len(m.ready) < cap(m.ready) && (m.readAhead || m.wanted > 0) {
+	for n := min(m.room(), m.unreserved()); n > 0; n-- {
 		h, ok := m.reserve()
 		if !ok {
 			break
 		}
 		m.ready <- h
-		if !m.readAhead {
-			m.wanted--
-		}
 	}
-	if m.readAhead {
-		setIfChanged(m.overflow, !m.shuttingDown && m.state.Len() > m.state.Reservations())
-	}
+	setIfChanged(m.overflow, m.unreserved() > 0)
+}
+
+// unreserved returns how many items wait that no reservation holds.
+func (m *fifo[T]) unreserved() int { return m.state.Len() - m.state.Reservations() }
+
+// room returns how many more items ready has room for, at least, when reading ahead: every
+// reservation went to ready, and every one up to the watermark has left it (getters receive
+// them in order), so at most the reservations after the watermark are still there.
+func (m *fifo[T]) room() int {
+	return cap(m.ready) - int(m.state.LastReservation()-m.taken.Load())
 }
 
 // setIfChanged stores v in b unless b holds it already: getters read overflow, so the owner

@@ -60,6 +60,7 @@ type State[T comparable] struct {
 	reserved   FIFO[reservation[T]] // reserved items, oldest reservation first
 	nextSeq    uint64               // the reservation number Reserve will give next; the first is 1
 	readded    map[T]struct{}       // reserved items of a custom storage added again since
+	grouped    *Grouped[T]          // storage, when it is grouped: told of Dones, may hold items
 }
 
 // reservation is a reserved item and the instant it was reserved.
@@ -81,8 +82,10 @@ func New[T comparable](storage Storage[T]) *State[T] {
 		storage = new(FIFO[T])
 	}
 	_, fifo := storage.(*FIFO[T])
+	grouped, _ := storage.(*Grouped[T])
 	return &State[T]{
 		storage:    storage,
+		grouped:    grouped,
 		custom:     !fifo,
 		processing: make(map[T]inFlight),
 		nextSeq:    1,
@@ -221,9 +224,10 @@ func (s *State[T]) isReserved(item T) bool {
 }
 
 // Reserve picks the next item to hand out, as of now, and returns it with its reservation
-// number. It returns ok == false when nothing waits in storage.
+// number. It returns ok == false when nothing waits in storage, or when a [Grouped] storage
+// holds every item it has (their groups are at their limit): a Done may then let one go.
 func (s *State[T]) Reserve(now time.Time) (item T, seq uint64, ok bool) {
-	if s.storage.Len() == 0 {
+	if s.storage.Len() == 0 || s.grouped != nil && !s.grouped.Eligible() {
 		return item, 0, false
 	}
 	item = s.storage.Pop()
@@ -270,7 +274,18 @@ func (s *State[T]) Done(item T) bool {
 		s.requeue(item)
 	}
 	delete(s.processing, item)
+	if s.grouped != nil {
+		s.grouped.Finished(item) // after requeue, which puts the item back into its own group
+	}
 	return true
+}
+
+// LiftLimits ends for good the limit of a [Grouped] storage on the items of one group in
+// processing, so that every waiting item can be handed out: for a queue shutting down.
+func (s *State[T]) LiftLimits() {
+	if s.grouped != nil {
+		s.grouped.Lift()
+	}
 }
 
 // requeue puts item, whose processing has ended, back into storage.
