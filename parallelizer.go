@@ -3,7 +3,7 @@ package workqueue
 import (
 	"context"
 
-	"github.com/actorqueue/workqueue/internal/actor"
+	"github.com/actorqueue/workqueue/internal/parallel"
 )
 
 // DoWorkPieceFunc does one piece of work.
@@ -36,5 +36,5 @@ func ParallelizeUntil(ctx context.Context, workers, pieces int, doWorkPiece DoWo
 	for _, opt := range opts {
 		opt(&o)
 	}
-	actor.ParallelizeUntil(ctx, workers, pieces, doWorkPiece, o.chunkSize)
+	parallel.ParallelizeUntil(ctx, workers, pieces, doWorkPiece, o.chunkSize)
 }

@@ -88,5 +88,5 @@
 // that it refers to the queue no more and another queue may adopt it. A limiter the queue does
 // not adopt it calls from its callers' goroutines, through the limiter's own methods.
 //
-// This package also holds ParallelizeUntil: it is the one place that starts goroutines.
+// A queue's owner goroutine is started in one place: Queue.start.
 package actor

@@ -1,4 +1,6 @@
-package actor
+// Package parallel runs pieces of work on a bounded number of goroutines: ParallelizeUntil of
+// the root package, which starts goroutines of its own, apart from any queue's owner.
+package parallel
 
 import (
 	"context"
