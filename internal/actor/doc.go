@@ -89,4 +89,49 @@
 // not adopt it calls from its callers' goroutines, through the limiter's own methods.
 //
 // A queue's owner goroutine is started in one place: Queue.start.
+//
+// # Each mechanism and the requirement it serves
+//
+// Delete a mechanism when no requirement below needs it any more.
+//
+//   - One mailbox, appended under a lock held for one append (mailbox.put): commands take
+//     effect in the order they were sent, so the queue is linearizable (stress/linearizability),
+//     and no caller ever waits for room.
+//   - Segments and their free list (mailbox.extend, keepLargest): a burst far ahead of the owner
+//     is never copied under that lock, and an idle queue keeps at most two segments.
+//   - The sleeping flag and the wake token (mailbox.sleeping, wake): an idle queue makes no
+//     wake-ups on the real clock, and a put wakes a sleeping owner once.
+//   - ready, read ahead (fifo.refill): a Get costs a channel receive, no command (throughput of
+//     the built-in FIFO, rows 1 to 4 of the comparison).
+//   - The take watermark and the stamps (Queue.taken, command.taken): a take is ordered with the
+//     commands around it without a command of its own, so Get stays stingy and linearizable.
+//   - overflow and the getter's nudge (fifo.refill, Queue.take): an owner asleep with ready
+//     full is woken to refill it once getters have emptied it (liveness; the unnudged bug of
+//     stress/internal/mutation).
+//   - The resting length (mailbox.length, restRecord): Len answers without waking a sleeping
+//     owner (observers polling Len, row 9 of the comparison).
+//   - waits (Queue.call for every command): a custom storage or a synchronous metrics provider
+//     runs in the owner, and its panic must reach the caller whose command ran it; client-go's
+//     metrics are current when a call returns (client-go's own TestMetrics).
+//   - timed (Queue.post, opTaken): a provider that allows it (metrics.AsyncProvider) is recorded
+//     without making callers wait, from the instants of the calls (rows P1e to P1h, P2a).
+//   - The stash and the owed panics (base.keep, fifo.owe): a panic with nobody waiting, of a
+//     delayed add, an asynchronous metric or a tick, is raised in the next caller that waits,
+//     and no item is lost to it.
+//   - The handover and its lock (Queue.handOver, settle, tomb): ShutDown returns once the owner
+//     goroutine has exited, yet the queue works on as client-go's does (Get of the items left,
+//     Done, Forget, NumRequeues).
+//   - Limiter adoption (Queue.Adopt, Do, release; limiter.Adopt): a limiter of package limiter
+//     keeps its state in the owner of the queue that adopted it, with no lock of its own.
+//   - The alarm (alarm, base.deadline) and the owner's due command (base.postDue): delays wait
+//     on the queue's clock with one timer, and a due item takes effect in order with commands.
+//   - The tick alarm (base.ticksApart): a priority queue on an injected clock still moves its
+//     unfinished-work gauges on the real clock, as controller-runtime's does.
+//   - The heartbeat (base.startHeartbeat): on an injected clock a delaying queue always waits on
+//     its clock, as client-go's does, which tests written for client-go wait for.
+//   - Key checks (Queue.check): an item that cannot be a map key panics in the caller, not in
+//     the owner.
+//   - Abandon and inBubble: a queue dropped without ShutDown is shut down by a cleanup, so its
+//     goroutine does not outlive it (client-go's plain queue is collected); not in a synctest
+//     bubble, whose channels a cleanup may not touch.
 package actor
