@@ -42,6 +42,10 @@ type TypedDelayingQueueConfig[T comparable] struct {
 	// AddAfter, a due item, or, on a clock passed in, client-go's 10 s heartbeat) and finds the
 	// queue shut down directly, it drops the delayed items and exits.
 	Queue TypedInterface[T]
+	// Group and MaxPerGroup are those of TypedQueueConfig, for the queue this config makes: they
+	// cannot be set with Queue (set them on that queue's config instead).
+	Group       func(item T) string
+	MaxPerGroup int
 }
 
 // DelayingQueueConfig is TypedDelayingQueueConfig[any].
@@ -72,12 +76,18 @@ func NewTypedDelayingQueue[T comparable]() TypedDelayingInterface[T] {
 // adds to, as client-go does.
 func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConfig[T]) TypedDelayingInterface[T] {
 	retries := func() metrics.CounterMetric { return metrics.NewRetries(config.Name, config.MetricsProvider) }
+	if config.Queue != nil && (config.Group != nil || config.MaxPerGroup != 0) {
+		panic("workqueue: NewTypedDelayingQueueWithConfig: Group and MaxPerGroup apply to the queue " +
+			"it makes, not to config.Queue: set them on that queue's config")
+	}
 	switch inner := config.Queue.(type) {
 	case nil:
 		t := newTyped(TypedQueueConfig[T]{
 			Name:            config.Name,
 			MetricsProvider: config.MetricsProvider,
 			Clock:           config.Clock,
+			Group:           config.Group,
+			MaxPerGroup:     config.MaxPerGroup,
 		}, true)
 		return &delayingQueue[T]{Typed: t, retries: retries()}
 	case *Typed[T]: // exactly: a type that embeds one has methods of its own, to be called

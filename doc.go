@@ -21,6 +21,65 @@
 // returns only after the goroutine has exited, so a goroutine-leak check right after ShutDown
 // passes.
 //
+// # Groups, fairness and limits
+//
+// Every queue config of this package has two options beyond client-go's, both off at their zero
+// values, which leave the queue as it was:
+//
+//   - Group names the group of each item (the namespace of a key, say, or its cluster and
+//     namespace). Groups then take turns, round robin: the queue hands out the oldest item of
+//     one group, then of the next group that has items, and so on, first in, first out within a
+//     group. A group whose first item arrives joins the round at its end. So an item waits
+//     behind at most one item of each group ahead of it in the round, however many items those
+//     groups hold: a burst of 10,000 items in one group delays another group's item by one turn
+//     at most. In a priority queue, groups take turns within each priority, and a higher
+//     priority still goes first.
+//   - MaxPerGroup is the most items of one group in processing at once (handed out by Get, Done
+//     not yet called). A group at its limit is skipped; its items stay queued and go out, in
+//     their group's order, as the group's items are done. The queue stays stingy and fair:
+//     Len and the depth metric count the items held back as queued. Zero means no limit;
+//     a limit needs a Group function.
+//
+// Group is called in the queue's goroutine, once for each item that enters the queue (an item
+// added again during its processing keeps its group): it must be quick, and not call the
+// queue. Callers wait for every add, as they do for a custom Queue, so that a panic in Group is
+// raised in the goroutine of the caller whose add ran it (Add, AddBatch, AddWithOpts): that item
+// is not added, nothing else changes, and the queue goes on. A FIFO queue asks for the group of
+// a delayed item when it falls due, with nobody waiting: if Group panics then, that item is
+// dropped and the panic is raised in the next caller that waits for an answer. A priority queue
+// asks for it at the add, delayed or not. A grouped FIFO queue hands items only to getters that
+// wait, so that the turn is decided when a getter asks, not ahead of it.
+//
+// Once a queue is shutting down, a FIFO queue's limit no longer holds: its workers receive every
+// item still queued, as client-go's do after ShutDown, and a ShutDownWithDrain waits for them. A
+// priority queue hands out nothing once shutting down. Delays do not take part: a delayed item
+// joins its group's turn when it becomes ready, as though added then; an item held back by its
+// group's limit keeps its place in its group. Rate limiting and retries apply per item, as
+// without groups.
+//
+// # Retries
+//
+// The rate-limiting and priority configs have MaxRetries, the most rate-limited requeues of an
+// item, and GiveUp, a function to hear of the items given up on; zero values mean no maximum,
+// as in client-go. The queue counts each item's AddRateLimited calls (on a priority queue, also
+// its AddWithOpts calls with RateLimited) since the item's last Forget. The first MaxRetries of
+// them requeue the item as usual; the next one gives up on it instead: the item is not added,
+// the queue forgets it (its count and, through Forget, the rate limiter's failures), the
+// given-up counter workqueue_given_up_total{name} counts it (with a provider that offers it,
+// see metrics.GivenUpProvider; an unnamed queue records nothing), and GiveUp is called with the
+// item and its attempts, MaxRetries + 1: the failures behind each requeue, and the last one.
+// An Add or AddAfter of the item is not counted and still adds it; NumRequeues is still the
+// rate limiter's count.
+//
+// The count is the queue's, whatever the limiter (a token bucket counts no failures). GiveUp
+// runs in the goroutine of the AddRateLimited that gave up, after the item is forgotten; if it
+// panics, the panic is raised there, and the item stays forgotten. Two AddRateLimited calls of
+// the same item at once are counted one after the other: if the first gives up, the count
+// starts again from zero, and the second requeues the item as its first retry. Counting goes on
+// after shutdown, as client-go asks its limiter then: a call past the maximum gives up, and one
+// below it is dropped, as every add then is. A count lasts until Forget or a give-up, so call
+// Forget when an item succeeds, as the limiter needs anyway.
+//
 // # Differences from client-go
 //
 //   - Done of an item that is not being processed does nothing. client-go requeues it if it

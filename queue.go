@@ -56,8 +56,14 @@ type TypedQueueConfig[T comparable] struct {
 	MetricsProvider MetricsProvider
 	// Clock is the queue's clock; nil means the real one.
 	Clock Clock
-	// Queue stores the waiting items; nil means DefaultQueue.
+	// Queue stores the waiting items; nil means DefaultQueue. It cannot be set with Group.
 	Queue Queue[T]
+	// Group names each item's group: groups then take turns, round robin, first in, first out
+	// within a group (see the package documentation, "Groups"). nil means no groups: one FIFO.
+	Group func(item T) string
+	// MaxPerGroup is the most items of one group in processing at once; the others wait, counted
+	// in Len. Zero means no limit; it needs Group, and must not be negative.
+	MaxPerGroup int
 }
 
 // QueueConfig is TypedQueueConfig[any].
@@ -82,6 +88,8 @@ type Type = Typed[any]
 func NewTyped[T comparable]() *Typed[T] { return NewTypedWithConfig(TypedQueueConfig[T]{}) }
 
 // NewTypedWithConfig returns a new queue configured by config.
+// It panics, with a message that starts with "workqueue:", if MaxPerGroup is negative or set
+// without Group, or if Group and Queue are both set.
 func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
 	return newTyped(config, false)
 }
@@ -90,7 +98,7 @@ func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
 func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) *Typed[T] {
 	t := &Typed[T]{q: actor.New(actor.Config[T]{
 		Clock:    config.Clock,
-		Storage:  config.Queue,
+		Storage:  groupedStorage("NewTypedWithConfig", config.Group, config.MaxPerGroup, config.Queue),
 		Metrics:  metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying},
 		Delaying: delaying,
 	})}

@@ -35,6 +35,19 @@ type TypedRateLimitingQueueConfig[T comparable] struct {
 	// package, or one of ours around a queue of another package), is called in the caller's
 	// goroutine, as client-go calls every limiter.
 	DelayingQueue TypedDelayingInterface[T]
+	// Group and MaxPerGroup are those of TypedQueueConfig, for the queue this config makes: they
+	// cannot be set with DelayingQueue (set them on that queue's config instead).
+	Group       func(item T) string
+	MaxPerGroup int
+	// MaxRetries is the most rate-limited requeues of an item: AddRateLimited requeues an item
+	// MaxRetries times since its last Forget, and the next call gives up on it instead (see
+	// the package documentation, "Retries"). Zero means no maximum, as in client-go; it must
+	// not be negative.
+	MaxRetries int
+	// GiveUp, when set, is called with an item given up on and its attempts (MaxRetries + 1,
+	// the failures that led to each requeue and the last), in the goroutine of the
+	// AddRateLimited that gave up, once the queue has forgotten the item. It needs MaxRetries.
+	GiveUp func(item T, attempts int)
 }
 
 // RateLimitingQueueConfig is TypedRateLimitingQueueConfig[any].
@@ -46,14 +59,30 @@ type RateLimitingQueueConfig = TypedRateLimitingQueueConfig[any]
 type rateLimitingQueue[T comparable] struct {
 	*delayingQueue[T]
 	limiter *actor.Limiter[T]
+	retries *actor.Retries[T] // nil: no maximum
 }
 
 // AddRateLimited adds item after the wait the rate limiter decides for it. The limiter is asked
-// even after shutdown, so that the failure counts, as in client-go.
-func (q *rateLimitingQueue[T]) AddRateLimited(item T) { q.q.AddRateLimited(item, q.limiter) }
+// even after shutdown, so that the failure counts, as in client-go. With a maximum of retries,
+// it gives up on an item that has reached it instead.
+func (q *rateLimitingQueue[T]) AddRateLimited(item T) {
+	if q.retries != nil && !q.retries.Allow(item, q.forgetFailures) {
+		return
+	}
+	q.q.AddRateLimited(item, q.limiter)
+}
 
-// Forget makes the rate limiter stop tracking item. It does not replace Done.
-func (q *rateLimitingQueue[T]) Forget(item T) { q.q.Forget(item, q.limiter) }
+// Forget makes the rate limiter stop tracking item, and resets its count of retries. It does
+// not replace Done.
+func (q *rateLimitingQueue[T]) Forget(item T) {
+	q.q.Forget(item, q.limiter)
+	if q.retries != nil {
+		q.retries.Forget(item)
+	}
+}
+
+// forgetFailures makes the rate limiter forget item, which the queue gave up on.
+func (q *rateLimitingQueue[T]) forgetFailures(item T) { q.q.Forget(item, q.limiter) }
 
 // NumRequeues returns how many failures the rate limiter counts for item.
 func (q *rateLimitingQueue[T]) NumRequeues(item T) int { return q.q.NumRequeues(item, q.limiter) }
@@ -68,8 +97,19 @@ func NewTypedRateLimitingQueue[T comparable](rateLimiter TypedRateLimiter[T]) Ty
 
 // NewTypedRateLimitingQueueWithConfig returns a new rate-limiting queue configured by config.
 // Remember to call Forget. A nil rateLimiter is accepted, as by NewTypedRateLimitingQueue.
+//
+// It panics, with a message that starts with "workqueue:", on invalid options: MaxPerGroup or
+// MaxRetries negative, MaxPerGroup without Group, GiveUp without MaxRetries, or Group or
+// MaxPerGroup with DelayingQueue.
 func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimiter[T], config TypedRateLimitingQueueConfig[T]) TypedRateLimitingInterface[T] {
-	limiter := actor.NewLimiter("NewTypedRateLimitingQueueWithConfig", rateLimiter) // before any queue starts
+	const constructor = "NewTypedRateLimitingQueueWithConfig"
+	checkGroups(constructor, config.Group, config.MaxPerGroup)
+	checkRetries(constructor, config.MaxRetries, config.GiveUp)
+	if config.DelayingQueue != nil && (config.Group != nil || config.MaxPerGroup != 0) {
+		panic("workqueue: " + constructor + ": Group and MaxPerGroup apply to the queue it makes, " +
+			"not to config.DelayingQueue: set them on that queue's config")
+	}
+	limiter := actor.NewLimiter(constructor, rateLimiter) // before any queue starts
 	var dq *delayingQueue[T]
 	switch inner := config.DelayingQueue.(type) {
 	case nil:
@@ -77,15 +117,25 @@ func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimi
 			Name:            config.Name,
 			MetricsProvider: config.MetricsProvider,
 			Clock:           config.Clock,
+			Group:           config.Group,
+			MaxPerGroup:     config.MaxPerGroup,
 		}).(*delayingQueue[T])
 	case *delayingQueue[T]:
 		dq = inner
 	case *rateLimitingQueue[T]:
 		dq = inner.delayingQueue
 	default:
-		return actor.NewRetrier[T](config.DelayingQueue, limiter)
+		r := actor.NewRetrier[T](config.DelayingQueue, limiter)
+		if config.MaxRetries == 0 {
+			return r
+		}
+		return &retrierWithMax[T]{Retrier: r, retries: newRetries(nil, config.Name, config.MetricsProvider, config.MaxRetries, config.GiveUp)}
 	}
-	return &rateLimitingQueue[T]{delayingQueue: dq, limiter: dq.q.Adopt(limiter, dq.retries)}
+	q := &rateLimitingQueue[T]{delayingQueue: dq, limiter: dq.q.Adopt(limiter, dq.retries)}
+	if config.MaxRetries > 0 {
+		q.retries = newRetries(dq.q, config.Name, config.MetricsProvider, config.MaxRetries, config.GiveUp)
+	}
+	return q
 }
 
 // NewRateLimitingQueue returns a new, unnamed rate-limiting queue of any.

@@ -1,0 +1,69 @@
+package workqueue
+
+import (
+	"github.com/actorqueue/workqueue/internal/actor"
+	"github.com/actorqueue/workqueue/internal/queue"
+	"github.com/actorqueue/workqueue/metrics"
+)
+
+// groupedStorage returns the storage of a queue whose config has the options group and
+// maxPerGroup (see above) and the custom storage custom: custom when group is nil, a grouped
+// one otherwise. It panics, with a message naming constructor, on invalid options.
+func groupedStorage[T comparable](constructor string, group func(T) string, maxPerGroup int, custom Queue[T]) Queue[T] {
+	checkGroups(constructor, group, maxPerGroup)
+	if group == nil {
+		return custom
+	}
+	if custom != nil {
+		panic("workqueue: " + constructor + ": Group and Queue are both set: a grouped queue keeps its own storage")
+	}
+	return queue.NewGrouped(group, maxPerGroup)
+}
+
+// checkGroups panics, with a message naming constructor, if maxPerGroup is negative, or set
+// without a group function.
+func checkGroups[T comparable](constructor string, group func(T) string, maxPerGroup int) {
+	switch {
+	case maxPerGroup < 0:
+		panic("workqueue: " + constructor + ": MaxPerGroup is negative")
+	case maxPerGroup > 0 && group == nil:
+		panic("workqueue: " + constructor + ": MaxPerGroup is set without a Group function")
+	}
+}
+
+// checkRetries panics, with a message naming constructor, if maxRetries is negative, or if a
+// give-up function is set without a maximum, so that it would never be called.
+func checkRetries[T comparable](constructor string, maxRetries int, giveUp func(T, int)) {
+	switch {
+	case maxRetries < 0:
+		panic("workqueue: " + constructor + ": MaxRetries is negative")
+	case maxRetries == 0 && giveUp != nil:
+		panic("workqueue: " + constructor + ": GiveUp is set without MaxRetries, so it would never be called")
+	}
+}
+
+// newRetries returns the maximum of rate-limited requeues of a queue named name (with the
+// metrics provider provider) run by q (nil for a queue of another package).
+func newRetries[T comparable](q *actor.Queue[T], name string, provider MetricsProvider, maxRetries int, giveUp func(T, int)) *actor.Retries[T] {
+	return actor.NewRetries(q, maxRetries, giveUp, metrics.NewGivenUp(name, provider))
+}
+
+// retrierWithMax is a rate-limiting queue around a delaying queue of another package, with a
+// maximum of retries.
+type retrierWithMax[T comparable] struct {
+	*actor.Retrier[T]
+	retries *actor.Retries[T]
+}
+
+// AddRateLimited adds item after the wait the rate limiter decides, or gives up on it.
+func (q *retrierWithMax[T]) AddRateLimited(item T) {
+	if q.retries.Allow(item, q.Retrier.Forget) {
+		q.Retrier.AddRateLimited(item)
+	}
+}
+
+// Forget makes the rate limiter stop tracking item, and resets its count of retries.
+func (q *retrierWithMax[T]) Forget(item T) {
+	q.Retrier.Forget(item)
+	q.retries.Forget(item)
+}
