@@ -29,6 +29,7 @@ type entry[T comparable] struct {
 	order    uint64    // when it became ready, or was added, or raised: FIFO within a priority
 	readyAt  time.Time // zero once ready
 	pos      int       // position in its heap; -1 when ready but held back (see State.blocked)
+	group    string    // its group, in a grouped state (see NewGrouped)
 }
 
 // State is a priority queue's state machine. Create it with [New]. It is not safe for
@@ -41,6 +42,7 @@ type State[T comparable] struct {
 	waiting entries[T]      // waiting items, earliest first
 	locked  map[T]time.Time // items handed out, Done not yet called, with when
 	order   uint64          // the next order number
+	fair    *fair[T]        // the ready items instead of ready, in a grouped state (see NewGrouped)
 }
 
 // New returns an empty priority queue state.
@@ -87,7 +89,11 @@ type Added struct {
 func (s *State[T]) Add(item T, priority int, readyAt time.Time) Added {
 	e, ok := s.entries[item]
 	if !ok {
-		e = &entry[T]{item: item, priority: priority, order: s.next(), readyAt: readyAt}
+		var group string
+		if s.fair != nil {
+			group = s.fair.groupOf(item) // may panic: nothing has changed yet
+		}
+		e = &entry[T]{item: item, priority: priority, order: s.next(), readyAt: readyAt, group: group}
 		s.entries[item] = e
 		s.peak = max(s.peak, len(s.entries))
 		if readyAt.IsZero() {
@@ -103,7 +109,13 @@ func (s *State[T]) Add(item T, priority int, readyAt time.Time) Added {
 		if wasReady {
 			a.Raised, a.From = true, e.priority
 		}
-		e.priority, e.order = priority, s.next()
+		if s.fair != nil && wasReady && e.pos >= 0 {
+			s.fair.remove(e) // pushed back below, at its new priority
+			e.priority, e.order = priority, s.next()
+			s.fair.push(e)
+		} else {
+			e.priority, e.order = priority, s.next()
+		}
 	}
 	a.Priority = e.priority
 	switch {
@@ -137,12 +149,21 @@ func (s *State[T]) makeReady(e *entry[T]) {
 		s.blocked[e.item] = e
 		return
 	}
+	s.push(e)
+}
+
+// push puts a ready entry among the ready items.
+func (s *State[T]) push(e *entry[T]) {
+	if s.fair != nil {
+		s.fair.push(e)
+		return
+	}
 	s.ready.push(e)
 }
 
 // reorderReady restores a ready entry's place after its order changed.
 func (s *State[T]) reorderReady(e *entry[T]) {
-	if e.pos >= 0 {
+	if e.pos >= 0 && s.fair == nil { // a grouped state moved it already, if it was raised
 		s.ready.fix(e.pos)
 	}
 }
@@ -170,13 +191,22 @@ func (s *State[T]) NextDue() (time.Time, bool) {
 }
 
 // HandOut removes the best ready item, locks it, as of now, until Done, and returns it with its
-// priority. It returns ok == false when no ready item can be handed out.
+// priority. It returns ok == false when no ready item can be handed out. In a grouped state the
+// best item is the next group's turn at the highest priority, skipping the groups at their limit
+// (see NewGrouped).
 func (s *State[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
-	if s.ready.len() == 0 {
+	var e *entry[T]
+	switch {
+	case s.fair != nil:
+		if e, ok = s.fair.pop(); !ok {
+			return item, 0, false
+		}
+	case s.ready.len() == 0:
 		return item, 0, false
+	default:
+		e = s.ready.top()
+		s.ready.remove(e)
 	}
-	e := s.ready.top()
-	s.ready.remove(e)
 	delete(s.entries, e.item)
 	if len(s.entries) == 0 && s.peak > keep {
 		// A Go map never shrinks: once a burst has passed, a new one lets its memory go.
@@ -193,15 +223,24 @@ func (s *State[T]) Done(item T) bool {
 		return false
 	}
 	delete(s.locked, item)
+	if s.fair != nil {
+		s.fair.done(item)
+	}
 	if e, ok := s.blocked[item]; ok {
 		delete(s.blocked, item)
-		s.ready.push(e)
+		s.push(e)
 	}
 	return true
 }
 
-// Len returns the number of ready items, held-back ones included: controller-runtime's Len.
-func (s *State[T]) Len() int { return s.ready.len() + len(s.blocked) }
+// Len returns the number of ready items, held-back ones included (those of an item handed out,
+// and those of a group at its limit): controller-runtime's Len.
+func (s *State[T]) Len() int {
+	if s.fair != nil {
+		return s.fair.n + len(s.blocked)
+	}
+	return s.ready.len() + len(s.blocked)
+}
 
 // Waiting returns the number of items waiting to become ready.
 func (s *State[T]) Waiting() int { return s.waiting.len() }
