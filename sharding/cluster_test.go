@@ -1,0 +1,314 @@
+package sharding
+
+import (
+	"context"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/actorqueue/workqueue"
+)
+
+// cluster is replicas of a controller in one process, on one fake API server, all inside a
+// synctest bubble so that leader election's waits run on the fake clock. It plays the part of
+// the informers (every replica is told of every change of a key) and checks both halves of the
+// guarantee: no key is in processing on two replicas at once (checked at every reconcile),
+// and every change of a key is processed by some replica (checked by settle).
+type cluster struct {
+	t       *testing.T
+	api     *apiServer
+	cfg     Config // without Client, Identity and Metrics
+	keys    []string
+	workers int
+	// work returns how long a reconcile runs.
+	work func() time.Duration
+	// stubborn reconciles ignore their context's cancellation.
+	stubborn bool
+
+	mu         sync.Mutex
+	rng        *rand.Rand
+	generation map[string]int      // of each key, raised by touch
+	processed  map[string]int      // the highest generation a finished reconcile saw
+	processing map[string]*replica // the replica reconciling each key
+	live       map[*replica]bool   // replicas told of changes
+	overlaps   int
+	acquired   []acquisition
+	handovers  []Handover
+	dropped    int
+}
+
+// acquisition is one bucket acquired by one replica, as its Keys function saw it.
+type acquisition struct {
+	bucket  int
+	replica string
+	at      time.Time
+}
+
+// replica is one member of a cluster: a Sharder, a Queue and its workers.
+type replica struct {
+	c       *cluster
+	id      string
+	cut     atomic.Bool
+	sharder *Sharder
+	queue   *Queue[string]
+	stop    context.CancelFunc // graceful exit
+	halt    context.CancelFunc // crash
+	ran     chan struct{}      // closed when the sharder's Run returns
+	workers sync.WaitGroup
+	dead    bool // guarded by c.mu: crashed, its reconciles gone
+}
+
+func newCluster(t *testing.T, buckets, keys int) *cluster {
+	c := &cluster{
+		t:          t,
+		api:        newAPIServer(),
+		cfg:        Config{Namespace: "default", Name: "shard", Buckets: buckets},
+		workers:    4,
+		rng:        rand.New(rand.NewPCG(1, 2)),
+		generation: make(map[string]int),
+		processed:  make(map[string]int),
+		processing: make(map[string]*replica),
+		live:       make(map[*replica]bool),
+	}
+	c.work = func() time.Duration { return time.Duration(50+c.intn(950)) * time.Millisecond }
+	for i := range keys {
+		c.keys = append(c.keys, "ns-"+strconv.Itoa(i%7)+"/obj-"+strconv.Itoa(i))
+	}
+	return c
+}
+
+func (c *cluster) intn(n int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rng.IntN(n)
+}
+
+// join starts a replica named id.
+func (c *cluster) join(id string) *replica {
+	r := &replica{c: c, id: id, ran: make(chan struct{})}
+	cfg := c.cfg
+	cfg.Client = c.api.client(&r.cut).CoordinationV1()
+	cfg.Identity = id
+	cfg.Metrics = (*replicaMetrics)(r)
+	r.sharder = New(cfg)
+	inner := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	r.queue = Wrap(r.sharder, inner, QueueConfig[string]{Keys: func(bucket int) []string {
+		c.mu.Lock()
+		c.acquired = append(c.acquired, acquisition{bucket: bucket, replica: id, at: time.Now()})
+		c.mu.Unlock()
+		return c.keys
+	}})
+	ctx, stop := context.WithCancel(context.Background())
+	halt, crash := context.WithCancel(context.Background())
+	r.stop, r.halt = stop, crash
+	c.mu.Lock()
+	c.live[r] = true
+	c.mu.Unlock()
+	go func() {
+		defer close(r.ran)
+		r.sharder.run(ctx, halt)
+	}()
+	for range c.workers {
+		r.workers.Go(r.work)
+	}
+	return r
+}
+
+// exit stops r gracefully: its sharder hands its buckets back while its workers finish.
+func (c *cluster) exit(r *replica) {
+	c.mu.Lock()
+	delete(c.live, r)
+	c.mu.Unlock()
+	r.stop()
+	<-r.ran
+	r.queue.ShutDown()
+	r.workers.Wait()
+}
+
+// crash stops r as a crashed process stops: its reconciles vanish, its Leases are neither
+// renewed nor released.
+func (c *cluster) crash(r *replica) {
+	c.mu.Lock()
+	delete(c.live, r)
+	r.dead = true
+	for key, p := range c.processing {
+		if p == r {
+			delete(c.processing, key)
+		}
+	}
+	c.mu.Unlock()
+	r.halt()
+	<-r.ran
+	r.queue.ShutDown()
+	r.stop()
+	r.workers.Wait() // the goroutines that played its workers, which do nothing more
+}
+
+// touch changes key: every live replica is told, as its informer would tell it.
+func (c *cluster) touch(key string) {
+	c.mu.Lock()
+	c.generation[key]++
+	live := make([]*replica, 0, len(c.live))
+	for r := range c.live {
+		live = append(live, r)
+	}
+	c.mu.Unlock()
+	for _, r := range live {
+		r.queue.Add(key)
+	}
+}
+
+// churn touches a random key every interval for d.
+func (c *cluster) churn(d, interval time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		c.touch(c.keys[c.intn(len(c.keys))])
+		time.Sleep(interval)
+	}
+}
+
+// settle waits long enough for every bucket to be held and every change processed, then
+// checks that every change was processed.
+func (c *cluster) settle() {
+	c.t.Helper()
+	time.Sleep(2*c.cfg.LeaseDuration + 5*c.cfg.RetryPeriod)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	lost := 0
+	for _, key := range c.keys {
+		if c.processed[key] != c.generation[key] {
+			lost++
+			if lost <= 5 {
+				c.t.Errorf("key %s: generation %d added, %d processed", key, c.generation[key], c.processed[key])
+			}
+		}
+	}
+	if lost > 0 {
+		c.t.Errorf("%d of %d keys lost a change", lost, len(c.keys))
+	}
+}
+
+// owners returns, for each bucket, the live replicas that hold it.
+func (c *cluster) owners(replicas ...*replica) map[int][]string {
+	o := make(map[int][]string)
+	for _, r := range replicas {
+		for _, b := range r.sharder.Held() {
+			o[b] = append(o[b], r.id)
+		}
+	}
+	return o
+}
+
+// checkOwned fails unless every bucket is held by exactly one of replicas.
+func (c *cluster) checkOwned(replicas ...*replica) {
+	c.t.Helper()
+	o := c.owners(replicas...)
+	for b := range c.cfg.Buckets {
+		if len(o[b]) != 1 {
+			c.t.Errorf("bucket %d held by %v, want one replica", b, o[b])
+		}
+	}
+}
+
+// acquisitionsSince returns the acquisitions from since on, by bucket.
+func (c *cluster) acquisitionsSince(since time.Time) map[int]acquisition {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := make(map[int]acquisition)
+	for _, acq := range c.acquired {
+		if !acq.at.Before(since) {
+			if _, ok := a[acq.bucket]; !ok {
+				a[acq.bucket] = acq
+			}
+		}
+	}
+	return a
+}
+
+// work is one worker of r.
+func (r *replica) work() {
+	for {
+		key, shutdown := r.queue.Get()
+		if shutdown {
+			return
+		}
+		r.reconcile(key)
+		r.queue.Done(key)
+	}
+}
+
+// reconcile processes key, recording its start and end with the cluster.
+func (r *replica) reconcile(key string) {
+	c := r.c
+	c.mu.Lock()
+	if r.dead {
+		c.mu.Unlock()
+		return
+	}
+	if other, ok := c.processing[key]; ok {
+		c.overlaps++
+		c.t.Errorf("key %s handed to %s while %s processes it", key, r.id, other.id)
+	}
+	c.processing[key] = r
+	generation := c.generation[key]
+	c.mu.Unlock()
+
+	finished := true
+	timer := time.NewTimer(c.work())
+	if c.stubborn {
+		<-timer.C
+	} else {
+		select {
+		case <-timer.C:
+		case <-r.queue.Context(key).Done():
+			timer.Stop()
+			finished = false
+		}
+	}
+
+	c.mu.Lock()
+	if r.dead {
+		c.mu.Unlock()
+		return
+	}
+	if c.processing[key] == r {
+		delete(c.processing, key)
+	}
+	if finished && generation > c.processed[key] {
+		c.processed[key] = generation
+	}
+	c.mu.Unlock()
+	if !finished {
+		r.queue.AddRateLimited(key)
+	}
+}
+
+// replicaMetrics records a replica's measurements with its cluster.
+type replicaMetrics replica
+
+func (m *replicaMetrics) BucketsHeld(int) {}
+
+func (m *replicaMetrics) KeyDropped() {
+	m.c.mu.Lock()
+	m.c.dropped++
+	m.c.mu.Unlock()
+}
+
+func (m *replicaMetrics) HandedOver(h Handover) {
+	m.c.mu.Lock()
+	m.c.handovers = append(m.c.handovers, h)
+	m.c.mu.Unlock()
+}
+
+// sorted returns the keys of m in increasing order.
+func sorted[V any](m map[int]V) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}

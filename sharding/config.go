@@ -1,0 +1,116 @@
+package sharding
+
+import (
+	"fmt"
+	"time"
+
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/client-go/tools/leaderelection"
+)
+
+// Config configures a [Sharder]. Client, Namespace, Name, Identity and Buckets are required;
+// the durations default to those of Kubernetes' core components.
+type Config struct {
+	// Client reaches the Leases, e.g. clientset.CoordinationV1().
+	Client coordinationv1client.LeasesGetter
+	// Namespace holds the Leases.
+	Namespace string
+	// Name prefixes the Leases: bucket b is the Lease "<Name>-<b>". Every replica of a
+	// controller uses the same Name, Namespace and Buckets.
+	Name string
+	// Identity names this replica in the Leases' holderIdentity; it must be unique among the
+	// replicas, e.g. the pod name.
+	Identity string
+	// Buckets is the number of buckets the keys are split into, each a Lease. More buckets than
+	// replicas spread the keys more evenly and make each hand-over smaller; each costs one
+	// Lease renewal per RetryPeriod.
+	Buckets int
+
+	// LeaseDuration is how long other replicas wait, after they last saw a Lease renewed,
+	// before they take it over. It must be a whole number of seconds, as a Lease records it in
+	// seconds. Zero means 15 s.
+	LeaseDuration time.Duration
+	// RenewDeadline is how long the holder keeps retrying a failed renewal before it gives the
+	// bucket up. Zero means 10 s.
+	RenewDeadline time.Duration
+	// RetryPeriod is the interval between the electors' attempts to acquire and to renew. Zero
+	// means 2 s.
+	RetryPeriod time.Duration
+	// MaxClockDrift bounds how much faster one replica's clock may run than another's, as a
+	// fraction: 0.1 means that while 1 s passes on the slowest clock, at most 1.1 s passes on
+	// the fastest. A replica counts its hold on a bucket as ending LeaseDuration/(1+MaxClockDrift)
+	// after its last successful renewal began (see the package documentation). Zero means 0.1.
+	MaxClockDrift float64
+
+	// Metrics receives the sharder's and its queues' measurements; nil records none.
+	Metrics Metrics
+}
+
+// Defaults of the Config durations, those of Kubernetes' core components.
+const (
+	DefaultLeaseDuration = 15 * time.Second
+	DefaultRenewDeadline = 10 * time.Second
+	DefaultRetryPeriod   = 2 * time.Second
+	DefaultMaxClockDrift = 0.1
+)
+
+// withDefaults returns c with its zero durations defaulted, or panics with a "sharding:"
+// message naming what is wrong with it.
+func (c Config) withDefaults() Config {
+	if c.LeaseDuration == 0 {
+		c.LeaseDuration = DefaultLeaseDuration
+	}
+	if c.RenewDeadline == 0 {
+		c.RenewDeadline = DefaultRenewDeadline
+	}
+	if c.RetryPeriod == 0 {
+		c.RetryPeriod = DefaultRetryPeriod
+	}
+	if c.MaxClockDrift == 0 {
+		c.MaxClockDrift = DefaultMaxClockDrift
+	}
+	if c.Metrics == nil {
+		c.Metrics = noMetrics{}
+	}
+	switch {
+	case c.Client == nil:
+		panic("sharding: Config.Client is nil")
+	case c.Namespace == "":
+		panic("sharding: Config.Namespace is empty")
+	case c.Name == "":
+		panic("sharding: Config.Name is empty")
+	case c.Identity == "":
+		panic("sharding: Config.Identity is empty")
+	case c.Buckets <= 0:
+		panic(fmt.Sprintf("sharding: Config.Buckets is %d, want > 0", c.Buckets))
+	case c.LeaseDuration < time.Second || c.LeaseDuration%time.Second != 0:
+		panic(fmt.Sprintf("sharding: Config.LeaseDuration is %v, want a whole number of seconds, as a Lease records it", c.LeaseDuration))
+	case c.RenewDeadline <= 0 || c.RenewDeadline >= c.LeaseDuration:
+		panic(fmt.Sprintf("sharding: Config.RenewDeadline is %v, want it in (0, LeaseDuration %v)", c.RenewDeadline, c.LeaseDuration))
+	case c.RetryPeriod <= 0 || float64(c.RenewDeadline) <= leaderelection.JitterFactor*float64(c.RetryPeriod):
+		panic(fmt.Sprintf("sharding: Config.RetryPeriod is %v, want it positive and RenewDeadline %v above %v times it, as client-go's leader election does",
+			c.RetryPeriod, c.RenewDeadline, leaderelection.JitterFactor))
+	case c.MaxClockDrift < 0 || c.MaxClockDrift >= 1:
+		panic(fmt.Sprintf("sharding: Config.MaxClockDrift is %v, want it in [0, 1)", c.MaxClockDrift))
+	}
+	if c.holdWindow() <= c.RenewDeadline+c.RetryPeriod {
+		panic(fmt.Sprintf("sharding: Config leaves no time to drain a lost bucket: LeaseDuration/(1+MaxClockDrift) = %v must exceed RenewDeadline+RetryPeriod = %v",
+			c.holdWindow(), c.RenewDeadline+c.RetryPeriod))
+	}
+	return c
+}
+
+// holdWindow is how long after a successful renewal began this replica may still act on the
+// bucket: another replica cannot acquire it sooner (see the package documentation).
+func (c Config) holdWindow() time.Duration {
+	return time.Duration(float64(c.LeaseDuration) / (1 + c.MaxClockDrift))
+}
+
+// DrainBudget returns the least time a replica has, after client-go's elector reports that it
+// failed to renew a bucket, to finish the bucket's reconciles before another replica may
+// acquire it: LeaseDuration/(1+MaxClockDrift) − RenewDeadline − RetryPeriod, with c's zero
+// fields defaulted. It panics as [New] does if c is invalid.
+func (c Config) DrainBudget() time.Duration {
+	c = c.withDefaults()
+	return c.holdWindow() - c.RenewDeadline - c.RetryPeriod
+}

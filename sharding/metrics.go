@@ -1,0 +1,67 @@
+package sharding
+
+import "time"
+
+// Metrics receives a [Sharder]'s measurements and those of its queues. Its methods are called
+// from many goroutines at once and must not block.
+type Metrics interface {
+	// BucketsHeld reports how many buckets the replica holds, after each change.
+	BucketsHeld(n int)
+	// KeyDropped counts one key a queue refused or discarded because its bucket is not held
+	// by this replica.
+	KeyDropped()
+	// HandedOver reports one bucket this replica gave up, once its reconciles finished or its
+	// deadline passed.
+	HandedOver(h Handover)
+}
+
+// Handover describes one bucket a replica gave up.
+type Handover struct {
+	// Bucket is the bucket given up.
+	Bucket int
+	// Cause says why.
+	Cause Cause
+	// Drain is the time from the moment the replica stopped handing the bucket's keys out to
+	// the moment its last reconcile finished, or to the deadline.
+	Drain time.Duration
+	// Overran is the number of the bucket's reconciles still running at the deadline: their
+	// keys may then be processed on two replicas at once. It is 0 when the drain finished.
+	Overran int
+}
+
+// Cause is why a replica gave a bucket up.
+type Cause int
+
+const (
+	// Lost: client-go's elector failed to renew the Lease within RenewDeadline, typically
+	// because the API server was unreachable. The bucket's context is cancelled at once and
+	// the drain is bounded by the hold window.
+	Lost Cause = iota
+	// Released: the replica is shutting down and gave the bucket back after draining it; the
+	// Lease was released so that another replica takes it without waiting out LeaseDuration.
+	Released
+	// Expired: a graceful hand-over gave up waiting for the bucket's reconciles after
+	// LeaseDuration; the replica stopped renewing the Lease without releasing it, cancelled the
+	// bucket's context, and waited as for a lost bucket.
+	Expired
+)
+
+// String returns "lost", "released" or "expired".
+func (c Cause) String() string {
+	switch c {
+	case Lost:
+		return "lost"
+	case Released:
+		return "released"
+	case Expired:
+		return "expired"
+	}
+	return "unknown"
+}
+
+// noMetrics is the Metrics of a Config without one.
+type noMetrics struct{}
+
+func (noMetrics) BucketsHeld(int)     {}
+func (noMetrics) KeyDropped()         {}
+func (noMetrics) HandedOver(Handover) {}

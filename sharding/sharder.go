@@ -1,0 +1,129 @@
+package sharding
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// Sharder is one replica's membership in the election of every bucket: it runs one client-go
+// LeaderElector per bucket and tells the queues wrapped around it ([Wrap]) which buckets it
+// holds. Create it with [New], wrap queues, and call Run. Its methods are safe for
+// simultaneous use by multiple goroutines.
+type Sharder struct {
+	cfg     Config
+	tenures []atomic.Pointer[tenure] // per bucket; nil when not held
+	started atomic.Bool
+
+	mu      sync.Mutex // guards queues and the held count, and orders them with tenures
+	queues  []member
+	holding int
+}
+
+// member is a queue wrapped around a Sharder.
+type member interface {
+	// acquired enqueues the keys of a bucket this replica has just acquired.
+	acquired(bucket int)
+}
+
+// New returns a Sharder configured by cfg. It panics with a "sharding:" message if cfg is
+// invalid: see [Config].
+func New(cfg Config) *Sharder {
+	cfg = cfg.withDefaults()
+	return &Sharder{cfg: cfg, tenures: make([]atomic.Pointer[tenure], cfg.Buckets)}
+}
+
+// Buckets returns the number of buckets, Config.Buckets.
+func (s *Sharder) Buckets() int { return s.cfg.Buckets }
+
+// Identity returns the replica's identity, Config.Identity.
+func (s *Sharder) Identity() string { return s.cfg.Identity }
+
+// Holds reports whether this replica holds bucket and still hands its keys out. It panics if
+// bucket is out of range.
+func (s *Sharder) Holds(bucket int) bool {
+	t := s.tenures[bucket].Load()
+	return t != nil && t.accepting()
+}
+
+// Held returns the buckets this replica holds, in increasing order. It is informational: by the
+// time it returns, the set may have changed.
+func (s *Sharder) Held() []int {
+	var held []int
+	for b := range s.tenures {
+		if s.Holds(b) {
+			held = append(held, b)
+		}
+	}
+	return held
+}
+
+// Run campaigns for every bucket until ctx is done, then hands the held buckets back: it stops
+// handing their keys out, waits for their reconciles to finish (up to LeaseDuration; see the
+// package documentation for what follows if they do not), and releases their Leases, so that
+// the other replicas take them over within about a second. It returns once every bucket is
+// handed back. It panics if called more than once.
+func (s *Sharder) Run(ctx context.Context) { s.run(ctx, context.Background()) }
+
+// run is Run that also stops when halt is done, at once and as a crashed process would: it
+// stops renewing without releasing and without waiting for reconciles. Tests use it.
+func (s *Sharder) run(ctx, halt context.Context) {
+	if !s.started.CompareAndSwap(false, true) {
+		panic("sharding: Sharder.Run called twice")
+	}
+	var wg sync.WaitGroup
+	for b := range s.cfg.Buckets {
+		wg.Go(func() {
+			for s.term(ctx, halt, b) {
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// attach adds q to the queues told of acquisitions, and tells it of the buckets held now.
+func (s *Sharder) attach(q member) {
+	s.mu.Lock()
+	s.queues = append(s.queues, q)
+	var held []int
+	for b := range s.tenures {
+		if t := s.tenures[b].Load(); t != nil && t.accepting() {
+			held = append(held, b)
+		}
+	}
+	s.mu.Unlock()
+	for _, b := range held {
+		q.acquired(b)
+	}
+}
+
+// tenure returns the current tenure of bucket, or nil.
+func (s *Sharder) tenure(bucket int) *tenure { return s.tenures[bucket].Load() }
+
+// begin installs t as its bucket's tenure, so that the queues accept the bucket's keys, and
+// then has every queue enqueue them. A key added after the install is accepted; a key added
+// before it is among those the queues enqueue.
+func (s *Sharder) begin(t *tenure) {
+	s.mu.Lock()
+	s.tenures[t.bucket].Store(t)
+	s.holding++
+	s.cfg.Metrics.BucketsHeld(s.holding)
+	queues := append([]member(nil), s.queues...)
+	s.mu.Unlock()
+	for _, q := range queues {
+		q.acquired(t.bucket)
+	}
+}
+
+// finish removes t as its bucket's tenure and ends it: from now on the queues refuse the
+// bucket's keys and hand none out. It returns the channel that is closed once the bucket's
+// keys in processing are done.
+func (s *Sharder) finish(t *tenure) <-chan struct{} {
+	drained := t.end()
+	s.mu.Lock()
+	s.tenures[t.bucket].Store(nil)
+	s.holding--
+	s.cfg.Metrics.BucketsHeld(s.holding)
+	s.mu.Unlock()
+	return drained
+}

@@ -1,0 +1,125 @@
+package sharding
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+)
+
+// term runs one term of the election of bucket b: it campaigns with a new client-go
+// LeaderElector, leads the bucket if elected, and hands it over when the elector loses it or
+// ctx or halt is done. It reports whether to campaign again.
+func (s *Sharder) term(ctx, halt context.Context, b int) bool {
+	l := &lock{LeaseLock: &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: s.cfg.Namespace, Name: s.cfg.Name + "-" + strconv.Itoa(b)},
+		Client:     s.cfg.Client,
+		LockConfig: resourcelock.ResourceLockConfig{Identity: s.cfg.Identity},
+	}}
+	leading := make(chan context.Context, 1)
+	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:          l,
+		LeaseDuration: s.cfg.LeaseDuration,
+		RenewDeadline: s.cfg.RenewDeadline,
+		RetryPeriod:   s.cfg.RetryPeriod,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(lead context.Context) { leading <- lead },
+			OnStoppedLeading: func() {},
+		},
+		// Never: client-go would release the Lease as soon as its renewals fail, before the
+		// bucket is drained. A graceful hand-over releases it itself, once drained.
+		ReleaseOnCancel: false,
+		Name:            l.Describe(),
+	})
+	if err != nil {
+		panic("sharding: " + err.Error()) // Config.withDefaults checks what NewLeaderElector does
+	}
+	// The elector's context is not ctx: a graceful hand-over keeps renewing while it drains.
+	electing, stopElecting := context.WithCancel(halt)
+	defer stopElecting()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		elector.Run(electing)
+	}()
+	stop := func() {
+		stopElecting()
+		<-stopped
+	}
+
+	var lead context.Context
+	select {
+	case lead = <-leading:
+	case <-ctx.Done():
+		stop()
+		return false
+	case <-halt.Done():
+		<-stopped
+		return false
+	}
+
+	t := newTenure(b, l, s.cfg.holdWindow())
+	s.begin(t)
+	select {
+	case <-halt.Done():
+		s.finish(t)
+		t.cancel()
+		<-stopped
+		return false
+	case <-lead.Done():
+		s.lose(t, Lost, time.Now(), s.finish(t))
+		<-stopped
+		return true
+	case <-ctx.Done():
+		s.handBack(t, lead, halt, stop)
+		return false
+	}
+}
+
+// lose hands over a bucket whose Lease this replica no longer renews: its context is cancelled
+// at once, and lose waits until its keys in processing are done or until the hold window closes, after
+// which another replica may acquire it.
+func (s *Sharder) lose(t *tenure, cause Cause, since time.Time, drained <-chan struct{}) {
+	t.cancel()
+	deadline := time.NewTimer(time.Until(t.validUntil()))
+	defer deadline.Stop()
+	overran := 0
+	select {
+	case <-drained:
+	case <-deadline.C:
+		overran = t.running()
+	}
+	s.cfg.Metrics.HandedOver(Handover{Bucket: t.bucket, Cause: cause, Drain: time.Since(since), Overran: overran})
+}
+
+// handBack hands over a bucket gracefully: it stops handing the bucket's keys out, waits up to
+// LeaseDuration for those in processing while the elector keeps renewing, then stops the
+// elector and releases the Lease. If the elector loses the bucket meanwhile, or the keys are
+// not done in time, the Lease is not released and the hand-over ends as lose's does.
+func (s *Sharder) handBack(t *tenure, lead, halt context.Context, stop func()) {
+	since := time.Now()
+	drained := s.finish(t)
+	patience := time.NewTimer(s.cfg.LeaseDuration)
+	defer patience.Stop()
+	select {
+	case <-drained:
+		stop()
+		released, cancel := context.WithTimeout(context.Background(), s.cfg.RenewDeadline)
+		defer cancel()
+		t.lock.release(released)
+		t.cancel()
+		s.cfg.Metrics.HandedOver(Handover{Bucket: t.bucket, Cause: Released, Drain: time.Since(since)})
+	case <-halt.Done():
+		t.cancel()
+		stop()
+	case <-lead.Done():
+		stop()
+		s.lose(t, Lost, since, drained)
+	case <-patience.C:
+		stop()
+		s.lose(t, Expired, since, drained)
+	}
+}
