@@ -44,6 +44,20 @@ type TypedPriorityQueueConfig[T comparable] struct {
 	// RateLimiter decides AddRateLimited's waits; nil means controller-runtime's default, a
 	// per-item exponential backoff from 5ms doubling up to 1000s.
 	RateLimiter TypedRateLimiter[T]
+	// Group names each item's group: within each priority, groups then take turns, round robin,
+	// in order within a group (see the package documentation, "Groups"). nil means no groups.
+	Group func(item T) string
+	// MaxPerGroup is the most items of one group handed out at once; the others wait, counted
+	// in Len. Zero means no limit; it needs Group, and must not be negative.
+	MaxPerGroup int
+	// MaxRetries is the most rate-limited requeues of an item (AddRateLimited, or AddWithOpts
+	// with RateLimited) since its last Forget; the next one gives up on it instead (see the
+	// package documentation, "Retries"). Zero means no maximum; it must not be negative.
+	MaxRetries int
+	// GiveUp, when set, is called with an item given up on and its attempts (MaxRetries + 1),
+	// in the goroutine of the call that gave up, once the queue has forgotten the item. It
+	// needs MaxRetries.
+	GiveUp func(item T, attempts int)
 }
 
 // TypedPriorityQueue is a queue with priorities and the rules of controller-runtime's priority
@@ -59,6 +73,7 @@ type TypedPriorityQueueConfig[T comparable] struct {
 type TypedPriorityQueue[T comparable] struct {
 	q       *actor.PriorityQueue[T]
 	limiter *actor.Limiter[T]
+	retries *actor.Retries[T] // nil: no maximum
 }
 
 var (
@@ -66,15 +81,23 @@ var (
 	_ TypedExtensions[string]        = (*TypedPriorityQueue[string])(nil)
 )
 
-// NewTypedPriorityQueue returns a new priority queue configured by config.
+// NewTypedPriorityQueue returns a new priority queue configured by config. It panics, with a
+// message that starts with "workqueue:", if MaxPerGroup or MaxRetries is negative, MaxPerGroup
+// is set without Group, or GiveUp without MaxRetries.
 func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *TypedPriorityQueue[T] {
+	checkGroups("NewTypedPriorityQueue", config.Group, config.MaxPerGroup)
+	checkRetries("NewTypedPriorityQueue", config.MaxRetries, config.GiveUp)
 	rl := config.RateLimiter
 	if rl == nil {
 		rl = NewTypedItemExponentialFailureRateLimiter[T](5*time.Millisecond, 1000*time.Second)
 	}
 	limiter := actor.NewLimiter("NewTypedPriorityQueue", rl) // before the queue starts
-	q := actor.NewPriority[T](config.Clock, metrics.Config{Name: config.Name, Provider: config.MetricsProvider})
+	m := metrics.Config{Name: config.Name, Provider: config.MetricsProvider}
+	q := actor.NewGroupedPriority(config.Clock, m, config.Group, config.MaxPerGroup)
 	pq := &TypedPriorityQueue[T]{q: q, limiter: q.Adopt(limiter, nil)}
+	if config.MaxRetries > 0 {
+		pq.retries = newRetries(q.Queue, config.Name, config.MetricsProvider, config.MaxRetries, config.GiveUp)
+	}
 	runtime.AddCleanup(pq, (*actor.PriorityQueue[T]).Abandon, q) // see actor.Queue.Abandon
 	return pq
 }
@@ -88,19 +111,45 @@ func (q *TypedPriorityQueue[T]) AddAfter(item T, duration time.Duration) {
 	q.q.AddAfter(item, duration)
 }
 
-// AddRateLimited adds item after the wait the rate limiter decides.
-func (q *TypedPriorityQueue[T]) AddRateLimited(item T) { q.q.AddRateLimited(item, q.limiter) }
-
-// AddWithOpts adds items with the options o (see TypedPriorityInterface).
-func (q *TypedPriorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
-	q.q.AddWithOpts(o, q.limiter, items...)
+// AddRateLimited adds item after the wait the rate limiter decides. With a maximum of retries,
+// it gives up on an item that has reached it instead.
+func (q *TypedPriorityQueue[T]) AddRateLimited(item T) {
+	if q.retries != nil && !q.retries.Allow(item, q.forgetFailures) {
+		return
+	}
+	q.q.AddRateLimited(item, q.limiter)
 }
+
+// AddWithOpts adds items with the options o (see TypedPriorityInterface). With a maximum of
+// retries and o.RateLimited, each item counts a retry, and the items that reach the maximum are
+// given up on, once the others are added.
+func (q *TypedPriorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
+	if q.retries == nil || !o.RateLimited {
+		q.q.AddWithOpts(o, q.limiter, items...)
+		return
+	}
+	keep, gaveUp := q.retries.Count("AddWithOpts", items...)
+	if len(keep) > 0 {
+		q.q.AddWithOpts(o, q.limiter, keep...)
+	}
+	if gaveUp != nil {
+		q.retries.GiveUp(gaveUp, q.forgetFailures)
+	}
+}
+
+// forgetFailures makes the rate limiter forget item, which the queue gave up on.
+func (q *TypedPriorityQueue[T]) forgetFailures(item T) { q.q.Forget(item, q.limiter) }
 
 // AddBatch adds items at once, ready now, at priority zero: AddWithOpts with no options.
 func (q *TypedPriorityQueue[T]) AddBatch(items ...T) { q.q.AddBatch(items...) }
 
-// Forget makes the rate limiter stop tracking item.
-func (q *TypedPriorityQueue[T]) Forget(item T) { q.q.Forget(item, q.limiter) }
+// Forget makes the rate limiter stop tracking item, and resets its count of retries.
+func (q *TypedPriorityQueue[T]) Forget(item T) {
+	q.q.Forget(item, q.limiter)
+	if q.retries != nil {
+		q.retries.Forget(item)
+	}
+}
 
 // NumRequeues returns how many failures the rate limiter counts for item.
 func (q *TypedPriorityQueue[T]) NumRequeues(item T) int { return q.q.NumRequeues(item, q.limiter) }

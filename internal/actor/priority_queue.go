@@ -32,9 +32,23 @@ type PriorityQueue[T comparable] struct {
 // NewPriority starts a priority queue's owner goroutine on clock c (nil: the real clock), with
 // the metrics m, and returns the queue.
 func NewPriority[T comparable](c clock.Clock, m metrics.Config) *PriorityQueue[T] {
+	return NewGroupedPriority[T](c, m, nil, 0)
+}
+
+// NewGroupedPriority is NewPriority with the items in the groups group names (nil: no groups),
+// fair between groups within each priority, and at most maxPerGroup items of one group handed
+// out at once (0: no limit); see priority.NewGrouped. The group function is foreign code: the
+// owner calls it, and callers wait for every command, so that its panic reaches the caller
+// whose add ran it.
+func NewGroupedPriority[T comparable](c clock.Clock, m metrics.Config, group func(T) string, maxPerGroup int) *PriorityQueue[T] {
 	m.Priority = true
 	q, b := newShell[T](c, m)
-	q.m = &prio[T]{base: b, state: priority.New[T]()}
+	state := priority.New[T]()
+	if group != nil {
+		state = priority.NewGrouped(group, maxPerGroup)
+		q.waits = true
+	}
+	q.m = &prio[T]{base: b, state: state, grouped: group != nil}
 	q.start()
 	return &PriorityQueue[T]{q}
 }

@@ -1,0 +1,326 @@
+package workqueue_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/actorqueue/workqueue"
+)
+
+// namespace is the group of a "namespace/name" key.
+func namespace(key string) string {
+	ns, _, _ := strings.Cut(key, "/")
+	return ns
+}
+
+// groupedQueue is a queue kind under test, built with the given group options.
+type groupedQueue struct {
+	name string
+	make func(group func(string) string, max int) workqueue.TypedInterface[string]
+}
+
+var groupedKinds = []groupedQueue{
+	{"fifo", func(g func(string) string, max int) workqueue.TypedInterface[string] {
+		return workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Group: g, MaxPerGroup: max})
+	}},
+	{"delaying", func(g func(string) string, max int) workqueue.TypedInterface[string] {
+		return workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Group: g, MaxPerGroup: max})
+	}},
+	{"rate-limiting", func(g func(string) string, max int) workqueue.TypedInterface[string] {
+		return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Group: g, MaxPerGroup: max})
+	}},
+	{"priority", func(g func(string) string, max int) workqueue.TypedInterface[string] {
+		return workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{Group: g, MaxPerGroup: max})
+	}},
+}
+
+func TestGroupsTakeTurnsOnEveryKind(t *testing.T) {
+	for _, k := range groupedKinds {
+		t.Run(k.name, func(t *testing.T) {
+			q := k.make(namespace, 0)
+			defer q.ShutDown()
+			for i := range 1000 {
+				q.Add(fmt.Sprintf("big/%d", i))
+			}
+			q.Add("small/0")
+			q.Add("other/0")
+			var got []string
+			for range 4 {
+				item, _ := q.Get()
+				got = append(got, item)
+				q.Done(item)
+			}
+			if want := []string{"big/0", "small/0", "other/0", "big/1"}; !slices.Equal(got, want) {
+				t.Fatalf("handed out %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestMaxPerGroupOnEveryKind(t *testing.T) {
+	for _, k := range groupedKinds {
+		t.Run(k.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := k.make(namespace, 2)
+				defer q.ShutDown()
+				for i := range 5 {
+					q.Add(fmt.Sprintf("a/%d", i))
+				}
+				got := make(chan string, 10)
+				for range 4 {
+					go func() {
+						item, shutdown := q.Get()
+						if !shutdown {
+							got <- item
+						}
+					}()
+				}
+				synctest.Wait()
+				if len(got) != 2 || q.Len() != 3 {
+					t.Fatalf("%d items handed out, Len %d; want 2 (the limit), 3 held", len(got), q.Len())
+				}
+				first := <-got
+				q.Done(first)
+				synctest.Wait()
+				if len(got) != 2 {
+					t.Fatalf("%d items handed out after one Done; want 2", len(got))
+				}
+				q.Add("b/0") // another group is not held back
+				synctest.Wait()
+				if len(got) != 3 {
+					t.Fatalf("b/0 not handed out beside a group at its limit")
+				}
+				q.ShutDown()
+			})
+		})
+	}
+}
+
+func TestShutdownLiftsTheLimitOfAFIFOQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Group: namespace, MaxPerGroup: 1})
+		q.Add("a/0")
+		q.Add("a/1")
+		first, _ := q.Get()
+		q.ShutDown()
+		second, shutdown := q.Get()
+		if shutdown || second != "a/1" {
+			t.Fatalf("Get after shutdown = %q, %v; want a/1, the item still queued", second, shutdown)
+		}
+		q.Done(first)
+		q.Done(second)
+		if _, shutdown := q.Get(); !shutdown {
+			t.Fatal("Get of a drained queue did not report shutdown")
+		}
+	})
+}
+
+func TestGroupPanicSurfacesInCallerOnEveryKind(t *testing.T) {
+	group := func(key string) string {
+		if key == "bad" {
+			panic("no namespace")
+		}
+		return namespace(key)
+	}
+	for _, k := range groupedKinds {
+		t.Run(k.name, func(t *testing.T) {
+			q := k.make(group, 1)
+			defer q.ShutDown()
+			q.Add("a/0")
+			p := recovered(func() { q.Add("bad") })
+			if p != "no namespace" {
+				t.Fatalf("Add of an item without a group panicked with %v, want the group function's panic", p)
+			}
+			q.Add("a/1")
+			if q.Len() != 2 {
+				t.Fatalf("Len %d after the panic, want 2", q.Len())
+			}
+			item, _ := q.Get()
+			q.Done(item)
+			if item, _ := q.Get(); item != "a/1" {
+				t.Fatalf("Get = %q, want a/1", item)
+			}
+		})
+	}
+}
+
+// recovered returns what f panics with, or nil.
+func recovered(f func()) (p any) {
+	defer func() { p = recover() }()
+	f()
+	return nil
+}
+
+func TestGroupOptionsRejectBadInput(t *testing.T) {
+	rl := workqueue.DefaultTypedControllerRateLimiter[string]()
+	for name, f := range map[string]func(){
+		"negative MaxPerGroup": func() {
+			workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Group: namespace, MaxPerGroup: -1})
+		},
+		"MaxPerGroup without Group": func() {
+			workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{MaxPerGroup: 1})
+		},
+		"Group and Queue": func() {
+			workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Group: namespace, Queue: workqueue.DefaultQueue[string]()})
+		},
+		"Group with a delaying queue's Queue": func() {
+			workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Group: namespace, Queue: workqueue.NewTyped[string]()})
+		},
+		"negative MaxRetries": func() {
+			workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{MaxRetries: -1})
+		},
+		"GiveUp without MaxRetries": func() {
+			workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{GiveUp: func(string, int) {}})
+		},
+		"priority MaxPerGroup without Group": func() {
+			workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{MaxPerGroup: 3})
+		},
+		"priority negative MaxRetries": func() {
+			workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{MaxRetries: -2})
+		},
+	} {
+		p := recovered(f)
+		if s, _ := p.(string); !strings.HasPrefix(s, "workqueue: ") {
+			t.Errorf("%s: panic %v, want one with a workqueue: message", name, p)
+		}
+	}
+}
+
+// retryingQueue is a rate-limiting queue kind under test, with a maximum of retries.
+type retryingQueue struct {
+	name string
+	make func(max int, giveUp func(string, int)) workqueue.TypedRateLimitingInterface[string]
+}
+
+var retryingKinds = []retryingQueue{
+	{"rate-limiting", func(max int, giveUp func(string, int)) workqueue.TypedRateLimitingInterface[string] {
+		return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{MaxRetries: max, GiveUp: giveUp})
+	}},
+	{"around another package's delaying queue", func(max int, giveUp func(string, int)) workqueue.TypedRateLimitingInterface[string] {
+		return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{MaxRetries: max, GiveUp: giveUp, DelayingQueue: otherDelaying{workqueue.NewTypedDelayingQueue[string]()}})
+	}},
+	{"priority", func(max int, giveUp func(string, int)) workqueue.TypedRateLimitingInterface[string] {
+		return workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{MaxRetries: max, GiveUp: giveUp})
+	}},
+}
+
+// otherDelaying is a delaying queue of a type this package does not know.
+type otherDelaying struct {
+	workqueue.TypedDelayingInterface[string]
+}
+
+func TestMaxRetriesGivesUpOnEveryKind(t *testing.T) {
+	for _, k := range retryingKinds {
+		t.Run(k.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var gaveUp []string
+				q := k.make(3, func(item string, attempts int) {
+					gaveUp = append(gaveUp, fmt.Sprintf("%s after %d", item, attempts))
+				})
+				defer q.ShutDown()
+				for range 3 {
+					q.AddRateLimited("a")
+					if gaveUp != nil {
+						t.Fatalf("gave up before the maximum: %v", gaveUp)
+					}
+				}
+				time.Sleep(time.Minute) // in the bubble: every retry falls due
+				if q.Len() != 1 {
+					t.Fatalf("Len %d after three retries, want 1", q.Len())
+				}
+				item, _ := q.Get()
+				q.Done(item)
+				q.AddRateLimited("a") // the fourth: over the maximum
+				if !slices.Equal(gaveUp, []string{"a after 4"}) {
+					t.Fatalf("gave up %v, want a after 4", gaveUp)
+				}
+				if n := q.NumRequeues("a"); n != 0 {
+					t.Fatalf("the limiter counts %d failures of an item given up on, want 0", n)
+				}
+				time.Sleep(time.Minute)
+				if q.Len() != 0 {
+					t.Fatalf("Len %d after giving up, want 0: the item is not requeued", q.Len())
+				}
+				// The count starts again, and Forget resets it.
+				q.AddRateLimited("a")
+				q.AddRateLimited("a")
+				q.Forget("a")
+				for range 3 {
+					q.AddRateLimited("a")
+				}
+				if len(gaveUp) != 1 {
+					t.Fatalf("gave up %v; Forget did not reset the count", gaveUp)
+				}
+			})
+		})
+	}
+}
+
+func TestGiveUpPanicSurfacesInCaller(t *testing.T) {
+	for _, k := range retryingKinds {
+		t.Run(k.name, func(t *testing.T) {
+			q := k.make(1, func(string, int) { panic("dead letter failed") })
+			defer q.ShutDown()
+			q.AddRateLimited("a")
+			if p := recovered(func() { q.AddRateLimited("a") }); p != "dead letter failed" {
+				t.Fatalf("AddRateLimited panicked with %v, want the give-up function's panic", p)
+			}
+			q.Add("b") // the queue goes on
+			if item, _ := q.Get(); item != "b" && item != "a" {
+				t.Fatalf("Get = %q", item)
+			}
+		})
+	}
+}
+
+func TestConcurrentRetriesGiveUpOncePerMaximum(t *testing.T) {
+	for _, k := range retryingKinds {
+		t.Run(k.name, func(t *testing.T) {
+			var mu sync.Mutex
+			total := 0
+			q := k.make(4, func(_ string, attempts int) {
+				mu.Lock()
+				defer mu.Unlock()
+				if attempts != 5 {
+					t.Errorf("gave up after %d attempts, want 5", attempts)
+				}
+				total++
+			})
+			defer q.ShutDown()
+			var wg sync.WaitGroup
+			for range 10 {
+				wg.Go(func() {
+					for range 10 {
+						q.AddRateLimited("a")
+					}
+				})
+			}
+			wg.Wait()
+			if total != 20 { // 100 calls, one give-up in every 5
+				t.Fatalf("gave up %d times in 100 calls with at most 4 retries, want 20", total)
+			}
+		})
+	}
+}
+
+func TestPriorityAddWithOptsCountsRateLimitedAdds(t *testing.T) {
+	var gaveUp []string
+	q := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{
+		MaxRetries: 1, GiveUp: func(item string, _ int) { gaveUp = append(gaveUp, item) },
+	})
+	defer q.ShutDown()
+	q.AddWithOpts(workqueue.AddOpts{RateLimited: true}, "a", "b")
+	q.AddWithOpts(workqueue.AddOpts{}, "a", "b") // not rate-limited: not counted
+	q.AddWithOpts(workqueue.AddOpts{RateLimited: true}, "a", "c")
+	if !slices.Equal(gaveUp, []string{"a"}) {
+		t.Fatalf("gave up on %v, want a", gaveUp)
+	}
+}
