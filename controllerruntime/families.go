@@ -20,7 +20,12 @@ const (
 	longestHelp = "How many seconds has the longest running processor for workqueue been running."
 	retriesHelp = "Total number of items added to the workqueue with a non-zero delay " +
 		"(rate-limited requeues, explicit RequeueAfter or AddAfter calls)"
+	givenUpHelp = "Total number of items the workqueue gave up on after their maximum of " +
+		"rate-limited requeues"
 )
+
+// givenUpKey names the given-up counter, which controller-runtime does not have.
+const givenUpKey = "given_up_total"
 
 // Every series has these labels, both set to the queue's name.
 var labels = []string{"name", "controller"}

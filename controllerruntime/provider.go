@@ -18,12 +18,13 @@ import (
 // workqueue_queue_duration_seconds, workqueue_work_duration_seconds,
 // workqueue_unfinished_work_seconds, workqueue_longest_running_processor_seconds and
 // workqueue_retries_total with the labels name and controller, both set to the queue's name.
-// It implements workqueue.MetricsProvider, metrics.PriorityProvider and metrics.AsyncProvider.
+// It implements workqueue.MetricsProvider, metrics.PriorityProvider, metrics.AsyncProvider and
+// metrics.GivenUpProvider (workqueue_given_up_total{name,controller}).
 //
 // Create it with [NewProvider]; the zero value is not usable. It is safe for simultaneous use.
 type Provider struct {
 	depth, unfinished, longest *prometheus.GaugeVec
-	adds, retries              *prometheus.CounterVec
+	adds, retries, givenUp     *prometheus.CounterVec
 	latency, work              *prometheus.HistogramVec
 }
 
@@ -31,7 +32,17 @@ var (
 	_ workqueue.MetricsProvider = (*Provider)(nil)
 	_ metrics.PriorityProvider  = (*Provider)(nil)
 	_ metrics.AsyncProvider     = (*Provider)(nil)
+	_ metrics.GivenUpProvider   = (*Provider)(nil)
 )
+
+// NewGivenUpMetric returns the workqueue_given_up_total counter of the queue named name, with
+// the labels name and controller both set to name, as the other series: the items the queue
+// gave up on after their maximum of rate-limited requeues (MaxRetries). controller-runtime has
+// no such series; the provider registers it beside the others. It implements
+// metrics.GivenUpProvider.
+func (p *Provider) NewGivenUpMetric(name string) workqueue.CounterMetric {
+	return p.givenUp.WithLabelValues(name, name)
+}
 
 // AsyncMetrics returns true: queues record these metrics in their own goroutine after Add, Get
 // and Done return, sparing each call a round trip. controller-runtime's priority queue records
@@ -75,6 +86,9 @@ func NewProvider(reg prometheus.Registerer) (*Provider, error) {
 		return nil, err
 	}
 	if p.longest, err = adopt(reg, newGauge(crmetrics.LongestRunningProcessorKey, longestHelp)); err != nil {
+		return nil, err
+	}
+	if p.givenUp, err = adopt(reg, newCounter(givenUpKey, givenUpHelp)); err != nil {
 		return nil, err
 	}
 	if p.retries, err = adopt(reg, newCounter(crmetrics.RetriesKey, retriesHelp)); err != nil {

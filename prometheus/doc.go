@@ -11,11 +11,12 @@
 //	workqueue_longest_running_processor_seconds{name}  gauge, seconds
 //	workqueue_retries_total{name}                      counter
 //
-// Two more, which client-go does not have, are recorded by queues that ask for them through the
-// optional interfaces of package github.com/actorqueue/workqueue/metrics:
+// Three more, which client-go does not have, are recorded by queues that ask for them through
+// the optional interfaces of package github.com/actorqueue/workqueue/metrics:
 //
 //	workqueue_delayed_depth{name}                      gauge: items waiting in the delay heap
 //	workqueue_depth_by_priority{name,priority}         gauge: depth of a priority queue
+//	workqueue_given_up_total{name}                     counter: items given up on (MaxRetries)
 //
 // Create a [Provider] with [NewProvider], which registers these metrics in the
 // prometheus.Registerer of your choice, and hand it to the queues (a config's MetricsProvider)

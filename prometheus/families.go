@@ -23,6 +23,7 @@ const (
 	delayedHelp = "Current number of items in the delay heap of workqueue, waiting for their " +
 		"delay to pass before being added."
 	priorityHelp = "Current depth of workqueue by priority, for priority queues."
+	givenUpHelp  = "Total number of items workqueue gave up on after their maximum of rate-limited requeues."
 )
 
 // durationBuckets are client-go's buckets for both duration histograms: 10ns to 10s, a factor

@@ -11,8 +11,8 @@ import (
 )
 
 // Provider creates the Prometheus metrics of named queues. It implements
-// workqueue.MetricsProvider and the optional metrics.DelayedProvider and
-// metrics.PriorityProvider, and it is the prometheus.Collector of all its metrics.
+// workqueue.MetricsProvider and the optional metrics.DelayedProvider, metrics.PriorityProvider
+// and metrics.GivenUpProvider, and it is the prometheus.Collector of all its metrics.
 //
 // Queues that share a name share their series, as with client-go's provider: their depths and
 // counts add up, and the unfinished-work gauges show whichever queue set them last. Give each
@@ -21,7 +21,7 @@ import (
 // Create it with [NewProvider]; the zero value is not usable. It is safe for simultaneous use.
 type Provider struct {
 	depth, unfinished, longest, delayed, byPriority *prometheus.GaugeVec
-	adds, retries                                   *prometheus.CounterVec
+	adds, retries, givenUp                          *prometheus.CounterVec
 	latency, work                                   *prometheus.HistogramVec
 
 	mu         sync.Mutex
@@ -35,6 +35,7 @@ var (
 	_ metrics.DelayedProvider   = (*Provider)(nil)
 	_ metrics.PriorityProvider  = (*Provider)(nil)
 	_ metrics.AsyncProvider     = (*Provider)(nil)
+	_ metrics.GivenUpProvider   = (*Provider)(nil)
 	_ prometheus.Collector      = (*Provider)(nil)
 )
 
@@ -63,6 +64,7 @@ func NewProvider(reg prometheus.Registerer, opts ...Option) (*Provider, error) {
 		unfinished: newGauge("unfinished_work_seconds", unfinishedHelp, "name"),
 		longest:    newGauge("longest_running_processor_seconds", longestHelp, "name"),
 		retries:    newCounter("retries_total", retriesHelp),
+		givenUp:    newCounter("given_up_total", givenUpHelp),
 		delayed:    newGauge("delayed_depth", delayedHelp, "name"),
 		byPriority: newGauge("depth_by_priority", priorityHelp, "name", "priority"),
 		priorities: make(map[string]*priorityLabels),
@@ -92,10 +94,11 @@ func (p *Provider) AsyncMetrics() bool { return !p.synchronous }
 func (p *Provider) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		p.depth, p.adds, p.latency, p.work, p.unfinished, p.longest, p.retries, p.delayed, p.byPriority,
+		p.givenUp,
 	}
 }
 
-// Describe sends the descriptors of the provider's nine metrics to ch.
+// Describe sends the descriptors of the provider's ten metrics to ch.
 func (p *Provider) Describe(ch chan<- *prometheus.Desc) {
 	for _, c := range p.collectors() {
 		c.Describe(ch)
@@ -147,6 +150,13 @@ func (p *Provider) NewLongestRunningProcessorSecondsMetric(name string) workqueu
 // NewRetriesMetric returns the workqueue_retries_total counter of the queue named name.
 func (p *Provider) NewRetriesMetric(name string) workqueue.CounterMetric {
 	return p.retries.WithLabelValues(name)
+}
+
+// NewGivenUpMetric returns the workqueue_given_up_total counter of the queue named name: the
+// items it gave up on after their maximum of rate-limited requeues. It implements
+// metrics.GivenUpProvider.
+func (p *Provider) NewGivenUpMetric(name string) workqueue.CounterMetric {
+	return p.givenUp.WithLabelValues(name)
 }
 
 // NewDelayedMetric returns the queue's share of the workqueue_delayed_depth gauge of its name
