@@ -82,4 +82,40 @@ var Bugs = []Bug{
 		File:   "internal/actor/fifo.go",
 		Edits:  []Edit{{"return m.instantOf(c.at)", "return time.Time{}"}},
 	},
+	{
+		Name:   "groups-ignored",
+		Breaks: "a grouped FIFO queue puts every item in one group: no turns, one limit for all",
+		File:   "groups.go",
+		Edits:  []Edit{{"return queue.NewGrouped(group, maxPerGroup)", "return queue.NewGrouped(func(T) string { return \"\" }, maxPerGroup)"}},
+	},
+	{
+		Name:   "prio-groups-ignored",
+		Breaks: "a grouped priority queue puts every item in one group: no turns within a priority",
+		File:   "internal/priority/state.go",
+		Edits:  []Edit{{"group = s.fair.groupOf(item) // may panic: nothing has changed yet", "group = \"\"; _ = s.fair.groupOf(item)"}},
+	},
+	{
+		Name:   "group-limit-off-by-one",
+		Breaks: "a FIFO queue hands out one item more of a group than MaxPerGroup",
+		File:   "internal/queue/grouped.go",
+		Edits:  []Edit{{"b.out >= g.limit", "b.out > g.limit"}},
+	},
+	{
+		Name:   "prio-group-limit-off-by-one",
+		Breaks: "a priority queue hands out one item more of a group than MaxPerGroup",
+		File:   "internal/priority/groups.go",
+		Edits:  []Edit{{"f.out[name] >= f.limit", "f.out[name] > f.limit"}},
+	},
+	{
+		Name:   "shutdown-holds",
+		Breaks: "a FIFO queue shutting down keeps holding items of a group at its limit, which Get never returns",
+		File:   "internal/actor/fifo.go",
+		Edits:  []Edit{{"m.state.LiftLimits() // getters are served from now on without waiting for Dones", ""}},
+	},
+	{
+		Name:   "giveup-off-by-one",
+		Breaks: "MaxRetries allows one rate-limited requeue more than it says",
+		File:   "internal/actor/retries.go",
+		Edits:  []Edit{{"if n <= r.max {", "if n <= r.max+1 {"}},
+	},
 }
