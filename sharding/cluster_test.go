@@ -24,12 +24,12 @@ type cluster struct {
 	cfg     Config // without Client, Identity and Metrics
 	keys    []string
 	workers int
-	// work returns how long a reconcile runs.
+
+	mu sync.Mutex
+	// work returns how long a reconcile runs; it must not hold mu.
 	work func() time.Duration
 	// stubborn reconciles ignore their context's cancellation.
-	stubborn bool
-
-	mu         sync.Mutex
+	stubborn   bool
 	rng        *rand.Rand
 	generation map[string]int      // of each key, raised by touch
 	processed  map[string]int      // the highest generation a finished reconcile saw
@@ -213,6 +213,18 @@ func (c *cluster) checkOwned(replicas ...*replica) {
 	}
 }
 
+// checkBalanced fails unless each of replicas holds ⌊Buckets/n⌋ or ⌈Buckets/n⌉ buckets.
+func (c *cluster) checkBalanced(replicas ...*replica) {
+	c.t.Helper()
+	low := c.cfg.Buckets / len(replicas)
+	high := (c.cfg.Buckets + len(replicas) - 1) / len(replicas)
+	for _, r := range replicas {
+		if n := len(r.sharder.Held()); n < low || n > high {
+			c.t.Errorf("replica %s holds %d buckets %v, want %d to %d", r.id, n, r.sharder.Held(), low, high)
+		}
+	}
+}
+
 // acquisitionsSince returns the acquisitions from since on, by bucket.
 func (c *cluster) acquisitionsSince(since time.Time) map[int]acquisition {
 	c.mu.Lock()
@@ -254,11 +266,12 @@ func (r *replica) reconcile(key string) {
 	}
 	c.processing[key] = r
 	generation := c.generation[key]
+	work, stubborn := c.work, c.stubborn
 	c.mu.Unlock()
 
 	finished := true
-	timer := time.NewTimer(c.work())
-	if c.stubborn {
+	timer := time.NewTimer(work())
+	if stubborn {
 		<-timer.C
 	} else {
 		select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Sharder is one replica's membership in the election of every bucket: it runs one client-go
@@ -14,6 +15,8 @@ type Sharder struct {
 	cfg     Config
 	tenures []atomic.Pointer[tenure] // per bucket; nil when not held
 	started atomic.Bool
+	share   atomic.Int64    // the most buckets this replica acquires: see balance.go
+	asked   []chan struct{} // per bucket: another replica asked for it (buffered, 1)
 
 	mu      sync.Mutex // guards queues and the held count, and orders them with tenures
 	queues  []member
@@ -30,7 +33,12 @@ type member interface {
 // invalid: see [Config].
 func New(cfg Config) *Sharder {
 	cfg = cfg.withDefaults()
-	return &Sharder{cfg: cfg, tenures: make([]atomic.Pointer[tenure], cfg.Buckets)}
+	s := &Sharder{cfg: cfg, tenures: make([]atomic.Pointer[tenure], cfg.Buckets), asked: make([]chan struct{}, cfg.Buckets)}
+	for b := range s.asked {
+		s.asked[b] = make(chan struct{}, 1)
+	}
+	s.share.Store(int64(cfg.Buckets))
+	return s
 }
 
 // Buckets returns the number of buckets, Config.Buckets.
@@ -71,14 +79,23 @@ func (s *Sharder) run(ctx, halt context.Context) {
 	if !s.started.CompareAndSwap(false, true) {
 		panic("sharding: Sharder.Run called twice")
 	}
-	var wg sync.WaitGroup
+	// The balancer stops as soon as the replica starts leaving, or halts.
+	balancing, stopBalancing := context.WithCancel(ctx)
+	defer stopBalancing()
+	unhalt := context.AfterFunc(halt, stopBalancing)
+	defer unhalt()
+	s.look(balancing, make(map[string]leaseView), make(map[string]time.Time)) // a first fair share
+	var balancer, terms sync.WaitGroup
+	balancer.Go(func() { s.balance(balancing) })
 	for b := range s.cfg.Buckets {
-		wg.Go(func() {
+		terms.Go(func() {
 			for s.term(ctx, halt, b) {
 			}
 		})
 	}
-	wg.Wait()
+	terms.Wait()
+	stopBalancing()
+	balancer.Wait()
 }
 
 // attach adds q to the queues told of acquisitions, and tells it of the buckets held now.

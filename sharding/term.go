@@ -14,10 +14,11 @@ import (
 // LeaderElector, leads the bucket if elected, and hands it over when the elector loses it or
 // ctx or halt is done. It reports whether to campaign again.
 func (s *Sharder) term(ctx, halt context.Context, b int) bool {
-	l := &lock{LeaseLock: &resourcelock.LeaseLock{
+	l := &lock{sharder: s, bucket: b, LeaseLock: &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: s.cfg.Namespace, Name: s.cfg.Name + "-" + strconv.Itoa(b)},
 		Client:     s.cfg.Client,
 		LockConfig: resourcelock.ResourceLockConfig{Identity: s.cfg.Identity},
+		Labels:     map[string]string{labelName: s.cfg.Name},
 	}}
 	leading := make(chan context.Context, 1)
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
@@ -38,7 +39,7 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 		panic("sharding: " + err.Error()) // Config.withDefaults checks what NewLeaderElector does
 	}
 	// The elector's context is not ctx: a graceful hand-over keeps renewing while it drains.
-	electing, stopElecting := context.WithCancel(halt)
+	electing, stopElecting := context.WithCancel(quietLogger(halt))
 	defer stopElecting()
 	stopped := make(chan struct{})
 	go func() {
@@ -62,6 +63,10 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 	}
 
 	t := newTenure(b, l, s.cfg.holdWindow())
+	select {
+	case <-s.asked[b]: // a request from an earlier tenure
+	default:
+	}
 	s.begin(t)
 	select {
 	case <-halt.Done():
@@ -74,7 +79,19 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 		<-stopped
 		return true
 	case <-ctx.Done():
-		s.handBack(t, lead, halt, stop)
+		s.handBack(t, lead, halt, stop, "")
+		return false
+	case <-s.asked[b]:
+		s.handBack(t, lead, halt, stop, l.preferred)
+		// Stay out of the election while the requester acquires the bucket.
+		pause := time.NewTimer(s.cfg.LeaseDuration)
+		defer pause.Stop()
+		select {
+		case <-pause.C:
+			return true
+		case <-ctx.Done():
+		case <-halt.Done():
+		}
 		return false
 	}
 }
@@ -99,7 +116,7 @@ func (s *Sharder) lose(t *tenure, cause Cause, since time.Time, drained <-chan s
 // LeaseDuration for those in processing while the elector keeps renewing, then stops the
 // elector and releases the Lease. If the elector loses the bucket meanwhile, or the keys are
 // not done in time, the Lease is not released and the hand-over ends as lose's does.
-func (s *Sharder) handBack(t *tenure, lead, halt context.Context, stop func()) {
+func (s *Sharder) handBack(t *tenure, lead, halt context.Context, stop func(), to string) {
 	since := time.Now()
 	drained := s.finish(t)
 	patience := time.NewTimer(s.cfg.LeaseDuration)
@@ -109,7 +126,7 @@ func (s *Sharder) handBack(t *tenure, lead, halt context.Context, stop func()) {
 		stop()
 		released, cancel := context.WithTimeout(context.Background(), s.cfg.RenewDeadline)
 		defer cancel()
-		t.lock.release(released)
+		t.lock.release(released, to)
 		t.cancel()
 		s.cfg.Metrics.HandedOver(Handover{Bucket: t.bucket, Cause: Released, Drain: time.Since(since)})
 	case <-halt.Done():

@@ -1,0 +1,70 @@
+package sharding
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/actorqueue/workqueue"
+)
+
+func TestBadConfigPanics(t *testing.T) {
+	var cut atomic.Bool
+	valid := func() Config {
+		return Config{Client: newAPIServer().client(&cut).CoordinationV1(), Namespace: "ns", Name: "x", Identity: "a", Buckets: 4}
+	}
+	for name, change := range map[string]func(*Config){
+		"Client":                   func(c *Config) { c.Client = nil },
+		"Namespace":                func(c *Config) { c.Namespace = "" },
+		"Name":                     func(c *Config) { c.Name = "" },
+		"Identity":                 func(c *Config) { c.Identity = "" },
+		"Buckets":                  func(c *Config) { c.Buckets = 0 },
+		"LeaseDuration":            func(c *Config) { c.LeaseDuration = 1500 * time.Millisecond },
+		"RenewDeadline":            func(c *Config) { c.RenewDeadline = c.LeaseDuration },
+		"RetryPeriod":              func(c *Config) { c.RetryPeriod = 9 * time.Second },
+		"MaxClockDrift":            func(c *Config) { c.MaxClockDrift = -1 },
+		"leaves no time to drain ": func(c *Config) { c.RenewDeadline = 13 * time.Second },
+	} {
+		cfg := valid()
+		cfg.LeaseDuration = DefaultLeaseDuration
+		change(&cfg)
+		func() {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.HasPrefix(msg, "sharding: ") || !strings.Contains(msg, strings.TrimSpace(name)) {
+					t.Errorf("%s: panic %q, want a sharding: message naming it", name, msg)
+				}
+			}()
+			New(cfg)
+		}()
+	}
+	s := New(valid())
+	for name, f := range map[string]func(){
+		"nil Sharder":   func() { Wrap[string](nil, workqueue.NewTypedRateLimitingQueue[string](nil), QueueConfig[string]{}) },
+		"nil queue":     func() { Wrap[string](s, nil, QueueConfig[string]{}) },
+		"Hash is nil":   func() { Wrap[int](s, workqueue.NewTypedRateLimitingQueue[int](nil), QueueConfig[int]{}) },
+		"buckets is 0":  func() { BucketOf(1, 0) },
+		"out of [0, 2)": func() { ShardSelector("object.metadata.uid", 2, 2) },
+	} {
+		func() {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.HasPrefix(msg, "sharding: ") || !strings.Contains(msg, name) {
+					t.Errorf("%s: panic %q, want a sharding: message saying so", name, msg)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestDrainBudget(t *testing.T) {
+	var cut atomic.Bool
+	cfg := Config{Client: newAPIServer().client(&cut).CoordinationV1(), Namespace: "ns", Name: "x", Identity: "a", Buckets: 1}
+	// 15 s / 1.1 − 10 s − 2 s
+	lease := 15 * time.Second
+	if got, want := cfg.DrainBudget(), time.Duration(float64(lease)/1.1)-12*time.Second; got != want {
+		t.Errorf("DrainBudget = %v, want %v", got, want)
+	}
+}
