@@ -11,6 +11,9 @@
 //     values, extreme delays and rate limiters built from arbitrary numbers.
 //   - FuzzPriorityQueue does what FuzzQueue does for the priority queue, against a reference of
 //     controller-runtime's priority queue, with every option of AddWithOpts.
+//   - FuzzGroups drives FIFO queues with the options Group, MaxPerGroup, MaxRetries and GiveUp
+//     (groups of item mod k) against groupModel, per-group lists and a list of turns written
+//     from the package documentation, and compares every Get's item, Len and every give-up.
 //   - FuzzPriorityState compares package priority's State, the machine inside the priority
 //     queue, with the same reference, without goroutines or clock.
 //   - FuzzDelayHeap compares the delay heap with a sorted slice and with container/heap.

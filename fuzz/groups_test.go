@@ -1,0 +1,153 @@
+package fuzz
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/actorqueue/workqueue"
+)
+
+// FuzzGroups is the differential target of the options of issue 28 on FIFO queues: Group,
+// MaxPerGroup, MaxRetries and GiveUp. The input chooses a kind of queue, a number of groups
+// (item mod k; none), a limit per group, a limiter and a maximum of retries for a rate-limiting
+// queue, then a sequence of client-go's calls, which the queue and groupModel both receive on
+// synctest's fake clock. Every answer, every Get's item, and every give-up (item and attempts,
+// heard in the caller of AddRateLimited) must match: see duel.
+func FuzzGroups(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		synctest.Test(t, func(t *testing.T) {
+			in := &input{data: data}
+			d, g := newGroupDuel(t, in)
+			for calls := 0; calls < maxCalls && !in.done(); calls++ {
+				c := in.pick(callsOf(d.level))
+				if c == 9 {
+					g.addRateLimited(d, choose(in, keys...))
+					continue
+				}
+				clientGoCall(d, in, c)
+			}
+			d.finish(keys)
+		})
+	})
+}
+
+// groupKind is one way to build a queue with the options.
+type groupKind int
+
+const (
+	groupedQueue          groupKind = iota // NewTypedWithConfig
+	groupedDelaying                        // NewTypedDelayingQueueWithConfig
+	groupedRateLimiting                    // NewTypedRateLimitingQueueWithConfig
+	groupedMetrics                         // that, named, with metrics
+	retriesForeign                         // that around a delaying queue of another package: no groups
+	groupKinds
+)
+
+// giveUps records the give-ups one side heard.
+type giveUps struct {
+	mu    sync.Mutex
+	heard []string
+}
+
+func (g *giveUps) hear(item int, attempts int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.heard = append(g.heard, fmt.Sprintf("GiveUp(%d, %d)", item, attempts))
+}
+
+func (g *giveUps) take() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := strings.Join(g.heard, ", ")
+	g.heard = nil
+	return s
+}
+
+// groupDuel is what FuzzGroups adds to a duel: the give-ups each side heard.
+type groupDuel struct{ sides [2]*giveUps }
+
+// newGroupDuel decodes the options from in and returns the duel between the queue they build
+// and groupModel.
+func newGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
+	kind := groupKind(in.pick(int(groupKinds)))
+	k, limit := in.pick(4), in.pick(3) // k groups (0: no Group); limit per group
+	if kind == retriesForeign {
+		k = 0
+	}
+	if k == 0 {
+		limit = 0
+	}
+	var group func(int) string
+	modelGroup := func(int) string { return "" }
+	if k > 0 {
+		group = func(item int) string { return fmt.Sprint(item % k) }
+		modelGroup = group
+	}
+	g := &groupDuel{sides: [2]*giveUps{new(giveUps), new(giveUps)}}
+	var spec *limiterSpec
+	maxRetries := 0
+	var real workqueue.TypedInterface[int]
+	name := fmt.Sprintf("groups %d, MaxPerGroup %d", k, limit)
+	l := plain
+	switch kind {
+	case groupedQueue:
+		name = "NewTypedWithConfig, " + name
+		real = foreign[int]{workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[int]{Group: group, MaxPerGroup: limit})}
+	case groupedDelaying:
+		name, l = "NewTypedDelayingQueueWithConfig, "+name, delaying
+		real = foreignDelaying[int]{workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[int]{Group: group, MaxPerGroup: limit})}
+	default:
+		l = rateLimiting
+		s := decodeLimiter(in, tame, 2)
+		spec = &s
+		maxRetries = in.pick(4)
+		var giveUp func(int, int)
+		if maxRetries > 0 {
+			giveUp = g.sides[0].hear
+		}
+		config := workqueue.TypedRateLimitingQueueConfig[int]{Group: group, MaxPerGroup: limit, MaxRetries: maxRetries, GiveUp: giveUp}
+		switch kind {
+		case groupedMetrics:
+			config.Name, config.MetricsProvider = "fuzz", quietMetrics{}
+		case retriesForeign:
+			config.DelayingQueue = foreignDelaying[int]{workqueue.NewTypedDelayingQueue[int]()}
+		}
+		name = fmt.Sprintf("NewTypedRateLimitingQueueWithConfig(%v), %s, MaxRetries %d", kind, name, maxRetries)
+		real = foreignRateLimiting[int]{workqueue.NewTypedRateLimitingQueueWithConfig(build[int](s), config)}
+	}
+	var limiter reference[int]
+	var giveUp func(int, int)
+	if spec != nil {
+		limiter = ref[int](*spec)
+		if maxRetries > 0 {
+			giveUp = g.sides[1].hear
+		}
+	}
+	m := newGroupModel(modelGroup, limit, limiter, maxRetries, giveUp)
+	return startDuel(t, name, l, kind == groupedMetrics, real, m, spec), g
+}
+
+func (k groupKind) String() string {
+	return []string{"", "", "own queue", "metrics", "foreign delaying queue"}[k]
+}
+
+// foreignRateLimiting hides a rate-limiting queue's extensions, which groupModel does not have.
+type foreignRateLimiting[T comparable] struct {
+	workqueue.TypedRateLimitingInterface[T]
+}
+
+// addRateLimited calls AddRateLimited on both sides; each answers with the give-ups it heard
+// during the call.
+func (g *groupDuel) addRateLimited(d *duel[int], item int) {
+	d.call(fmt.Sprintf("AddRateLimited(%d)", item), "AddRateLimited", func(q workqueue.TypedInterface[int]) string {
+		q.(workqueue.TypedRateLimitingInterface[int]).AddRateLimited(item)
+		side := g.sides[1]
+		if q == d.real {
+			side = g.sides[0]
+		}
+		return side.take()
+	})
+}
