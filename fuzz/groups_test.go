@@ -38,11 +38,11 @@ func FuzzGroups(f *testing.F) {
 type groupKind int
 
 const (
-	groupedQueue          groupKind = iota // NewTypedWithConfig
-	groupedDelaying                        // NewTypedDelayingQueueWithConfig
-	groupedRateLimiting                    // NewTypedRateLimitingQueueWithConfig
-	groupedMetrics                         // that, named, with metrics
-	retriesForeign                         // that around a delaying queue of another package: no groups
+	groupedQueue        groupKind = iota // NewTypedWithConfig
+	groupedDelaying                      // NewTypedDelayingQueueWithConfig
+	groupedRateLimiting                  // NewTypedRateLimitingQueueWithConfig
+	groupedMetrics                       // that, named, with metrics
+	retriesForeign                       // that around a delaying queue of another package: no groups
 	groupKinds
 )
 
