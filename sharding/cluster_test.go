@@ -279,6 +279,9 @@ func (r *replica) reconcile(key string) {
 		case <-r.queue.Context(key).Done():
 			timer.Stop()
 			finished = false
+			// A reconcile notices its context's end at its next call, and takes a while to
+			// stop: up to 1.5 s, within the 1.6 s the default Config leaves.
+			time.Sleep(time.Duration(c.intn(1500)) * time.Millisecond)
 		}
 	}
 

@@ -171,3 +171,28 @@ func TestStubbornReconcile(t *testing.T) {
 		c.exit(a)
 	})
 }
+
+// TestGracefulExitWaitsForReconciles exits a replica whose reconciles run for 6 to 10 s, within
+// the LeaseDuration a graceful hand-over waits: the Lease may be released only once they are
+// done, or the next holder, which acquires a released Lease within a few seconds, would
+// overlap them.
+func TestGracefulExitWaitsForReconciles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 4, 60).defaults()
+		c.workers = 64 // one per key: a key of a bucket just acquired is taken at once
+		c.work = func() time.Duration { return time.Duration(6000+c.intn(4000)) * time.Millisecond }
+		a, b := c.join("a"), c.join("b")
+		c.churn(60*time.Second, 20*time.Millisecond)
+		c.checkOwned(a, b)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.exit(b)
+		}()
+		c.churn(20*time.Second, 20*time.Millisecond)
+		<-done
+		c.checkOwned(a)
+		c.settle()
+		c.exit(a)
+	})
+}

@@ -79,10 +79,10 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 		<-stopped
 		return true
 	case <-ctx.Done():
-		s.handBack(t, lead, halt, stop, "")
+		s.handBack(t, lead, halt, stop, false)
 		return false
 	case <-s.asked[b]:
-		s.handBack(t, lead, halt, stop, l.preferred)
+		s.handBack(t, lead, halt, stop, true)
 		// Stay out of the election while the requester acquires the bucket.
 		pause := time.NewTimer(s.cfg.LeaseDuration)
 		defer pause.Stop()
@@ -114,9 +114,10 @@ func (s *Sharder) lose(t *tenure, cause Cause, since time.Time, drained <-chan s
 
 // handBack hands over a bucket gracefully: it stops handing the bucket's keys out, waits up to
 // LeaseDuration for those in processing while the elector keeps renewing, then stops the
-// elector and releases the Lease. If the elector loses the bucket meanwhile, or the keys are
+// elector and releases the Lease, naming the replica that asked for the bucket, if asked. If
+// the elector loses the bucket meanwhile, or the keys are
 // not done in time, the Lease is not released and the hand-over ends as lose's does.
-func (s *Sharder) handBack(t *tenure, lead, halt context.Context, stop func(), to string) {
+func (s *Sharder) handBack(t *tenure, lead, halt context.Context, stop func(), asked bool) {
 	since := time.Now()
 	drained := s.finish(t)
 	patience := time.NewTimer(s.cfg.LeaseDuration)
@@ -124,6 +125,10 @@ func (s *Sharder) handBack(t *tenure, lead, halt context.Context, stop func(), t
 	select {
 	case <-drained:
 		stop()
+		to := ""
+		if asked {
+			to = t.lock.preferred // read once the elector, which writes it, has stopped
+		}
 		released, cancel := context.WithTimeout(context.Background(), s.cfg.RenewDeadline)
 		defer cancel()
 		t.lock.release(released, to)
