@@ -35,8 +35,8 @@ func TestSmallGroupsBehindABurst(t *testing.T) {
 	}
 }
 
-// Row F3: with MaxPerGroup, never more of one group in processing than the limit, and every
-// group is processed. (How many go at once without a limit depends on the scheduler.)
+// Row F3: with MaxPerGroup, never more of one group in processing than the limit; without,
+// every worker holds an item of the hot group, queued first, during its (fake) wait.
 func TestMostOfOneGroupInProcessing(t *testing.T) {
 	for _, impl := range bench.Impls() {
 		for _, limit := range []int{0, limitPerGroup} {
@@ -48,6 +48,8 @@ func TestMostOfOneGroupInProcessing(t *testing.T) {
 					t.Errorf("%s, MaxPerGroup %d: at most %d hot and %d other items in processing, want at least 1 of each", impl.Name, limit, hot, other)
 				case limits && (hot > limit || other > limit):
 					t.Errorf("%s, MaxPerGroup %d: %d hot and %d other items of one group in processing at once", impl.Name, limit, hot, other)
+				case !limits && hot != limitWorkers:
+					t.Errorf("%s, no limit: at most %d hot items in processing at once, want all %d workers'", impl.Name, hot, limitWorkers)
 				}
 			})
 		}
