@@ -40,15 +40,16 @@
 //     Len and the depth metric count the items held back as queued. Zero means no limit;
 //     a limit needs a Group function.
 //
-// Group is called in the queue's goroutine, once for each item that enters the queue (an item
-// added again during its processing keeps its group): it must be quick, and not call the
-// queue. Callers wait for every add, as they do for a custom Queue, so that a panic in Group is
-// raised in the goroutine of the caller whose add ran it (Add, AddBatch, AddWithOpts): that item
-// is not added, nothing else changes, and the queue goes on. A FIFO queue asks for the group of
-// a delayed item when it falls due, with nobody waiting: if Group panics then, that item is
-// dropped and the panic is raised in the next caller that waits for an answer. A priority queue
-// asks for it at the add, delayed or not. A grouped FIFO queue hands items only to getters that
-// wait, so that the turn is decided when a getter asks, not ahead of it.
+// Group is called in the goroutine of each caller that adds an item (Add, AddBatch, AddAfter,
+// AddRateLimited, AddWithOpts), before the add, and again in the queue's goroutine as the item
+// enters the queue (an item added again during its processing keeps its group): it must be
+// quick, must not call the queue, and should depend on the item alone. Its panic is raised in
+// the caller, and nothing is added (none of a batch's items); the queue goes on. Adds do not
+// wait for the queue's goroutine, as they would for a custom Queue. A function that returns for
+// an item in the caller and panics for it in the queue's goroutine loses no item: the item joins
+// the group named "", and the panic is raised in the next caller that waits for an answer. A
+// grouped FIFO queue hands items only to getters that wait, so that the turn is decided when a
+// getter asks, not ahead of it.
 //
 // Once a queue is shutting down, a FIFO queue's limit no longer holds: its workers receive every
 // item still queued, as client-go's do after ShutDown, and a ShutDownWithDrain waits for them. A

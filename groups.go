@@ -2,22 +2,17 @@ package workqueue
 
 import (
 	"github.com/actorqueue/workqueue/internal/actor"
-	"github.com/actorqueue/workqueue/internal/queue"
 	"github.com/actorqueue/workqueue/metrics"
 )
 
-// groupedStorage returns the storage of a queue whose config has the options group and
-// maxPerGroup (see above) and the custom storage custom: custom when group is nil, a grouped
-// one otherwise. It panics, with a message naming constructor, on invalid options.
-func groupedStorage[T comparable](constructor string, group func(T) string, maxPerGroup int, custom Queue[T]) Queue[T] {
+// checkStorage panics, with a message naming constructor, on invalid group options (see
+// checkGroups) or a custom storage custom set with a group function: a grouped queue keeps its
+// own storage.
+func checkStorage[T comparable](constructor string, group func(T) string, maxPerGroup int, custom Queue[T]) {
 	checkGroups(constructor, group, maxPerGroup)
-	if group == nil {
-		return custom
-	}
-	if custom != nil {
+	if group != nil && custom != nil {
 		panic("workqueue: " + constructor + ": Group and Queue are both set: a grouped queue keeps its own storage")
 	}
-	return queue.NewGrouped(group, maxPerGroup)
 }
 
 // checkGroups panics, with a message naming constructor, if maxPerGroup is negative, or set

@@ -324,3 +324,64 @@ func TestPriorityAddWithOptsCountsRateLimitedAdds(t *testing.T) {
 		t.Fatalf("gave up on %v, want a", gaveUp)
 	}
 }
+
+// A grouped queue runs its group function in the caller, to raise its panic there, and again
+// in its own goroutine: an add does not wait for that second call.
+func TestGroupedAddsDoNotWaitForTheQueue(t *testing.T) {
+	for _, k := range groupedKinds {
+		t.Run(k.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				calls := 0 // the caller's call, then the queue's: in that order, one at a time
+				group := func(key string) string {
+					if calls++; calls == 2 {
+						<-release // the queue's call waits
+					}
+					return namespace(key)
+				}
+				q := k.make(group, 0)
+				q.Add("a/0") // returns while the queue's goroutine waits in group
+				synctest.Wait()
+				if calls != 2 {
+					t.Fatalf("group called %d times once Add returned and the queue waits, want 2", calls)
+				}
+				close(release)
+				if item, _ := q.Get(); item != "a/0" {
+					t.Fatalf("Get = %q, want a/0", item)
+				}
+				q.Done("a/0")
+				q.ShutDown()
+			})
+		})
+	}
+}
+
+// A group function that returns for an item in the caller and panics for it in the queue's
+// goroutine (it is not a function of the item alone) loses no item: the item goes into the
+// group named "", and the panic is raised in the next caller that waits for an answer.
+func TestAGroupThatPanicsOnlyInTheQueueLosesNoItem(t *testing.T) {
+	for _, k := range groupedKinds {
+		t.Run(k.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				calls := 0
+				group := func(key string) string {
+					if calls++; calls == 2 {
+						panic("changed its mind")
+					}
+					return namespace(key)
+				}
+				q := k.make(group, 0)
+				defer q.ShutDown()
+				q.Add("a/0")
+				synctest.Wait()
+				if p := recovered(func() { q.Len() }); p != "changed its mind" {
+					t.Fatalf("the next Len panicked with %v, want the group function's panic", p)
+				}
+				if item, _ := q.Get(); item != "a/0" {
+					t.Fatalf("Get = %q, want a/0", item)
+				}
+				q.Done("a/0")
+			})
+		})
+	}
+}

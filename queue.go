@@ -96,11 +96,14 @@ func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
 
 // newTyped returns a new queue; a delaying one records the delayed-items gauge.
 func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) *Typed[T] {
+	checkStorage("NewTypedWithConfig", config.Group, config.MaxPerGroup, config.Queue)
 	t := &Typed[T]{q: actor.New(actor.Config[T]{
-		Clock:    config.Clock,
-		Storage:  groupedStorage("NewTypedWithConfig", config.Group, config.MaxPerGroup, config.Queue),
-		Metrics:  metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying},
-		Delaying: delaying,
+		Clock:       config.Clock,
+		Storage:     config.Queue,
+		Group:       config.Group,
+		MaxPerGroup: config.MaxPerGroup,
+		Metrics:     metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying},
+		Delaying:    delaying,
 	})}
 	// Shut down once unreachable (see actor.Queue.Abandon). A delayed item may still be due for a
 	// getter waiting in Get, with no other reference to t: Get keeps t alive while it waits.

@@ -11,7 +11,7 @@ import (
 // Add marks item as needing processing. After shutdown it does nothing. It panics, in the
 // caller's goroutine, if item cannot be a map key.
 func (q *Queue[T]) Add(item T) {
-	q.check("Add", item)
+	q.checkAdd("Add", item)
 	if q.stopping.Load() {
 		return
 	}
@@ -24,7 +24,7 @@ func (q *Queue[T]) Add(item T) {
 // goroutine and before adding any, if an item cannot be a map key.
 func (q *Queue[T]) AddBatch(items ...T) {
 	for _, item := range items {
-		q.check("AddBatch", item)
+		q.checkAdd("AddBatch", item)
 	}
 	if len(items) == 0 || q.stopping.Load() {
 		return
@@ -36,7 +36,7 @@ func (q *Queue[T]) AddBatch(items ...T) {
 // it at once. An item already waiting keeps the earlier of its two instants. After shutdown it
 // does nothing; otherwise it counts one retry on retries, when not nil.
 func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.CounterMetric) {
-	q.check("AddAfter", item)
+	q.checkAdd("AddAfter", item)
 	if q.stopping.Load() {
 		return
 	}
@@ -62,7 +62,7 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 // foreign code, and one that looks at the queue, its Len say, must not wait for the owner
 // from inside it.
 func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T]) {
-	q.check("AddRateLimited", item)
+	q.checkAdd("AddRateLimited", item)
 	if !l.safe.Load() || l.retries != nil {
 		q.AddAfter(item, limiter.WhenAt(l.limiter, item, q.clock.Now()), l.retries)
 		return

@@ -16,7 +16,6 @@ type prio[T comparable] struct {
 	base[T]
 	state   *priority.State[T]
 	getters []chan result[T] // getters waiting for an item, oldest first
-	grouped bool             // state calls a group function, which may panic
 }
 
 func (m *prio[T]) exec(c *command[T]) { m.run(c, m.apply) }
@@ -37,20 +36,12 @@ func (m *prio[T]) apply(c *command[T]) (r result[T], parked bool) {
 		if m.shuttingDown && d.delays == nil {
 			break
 		}
-		var fault any
 		for i, item := range d.items {
 			after := d.after
 			if d.delays != nil {
 				after = d.delays[i]
 			}
-			if !m.grouped {
-				m.add(item, d.priority, after, d.rateLimited, c.lim, now)
-			} else if p := m.addGuarded(item, d.priority, after, d.rateLimited, c.lim, now); fault == nil {
-				fault = p
-			}
-		}
-		if fault != nil {
-			panic(fault) // once every other item is added, for the caller
+			m.add(item, d.priority, after, d.rateLimited, c.lim, now)
 		}
 	case opDue:
 		m.duePending = false
@@ -130,14 +121,6 @@ func (m *prio[T]) add(item T, priority int, after time.Duration, rateLimited boo
 	if a.Raised {
 		m.metrics.Reprioritized(a.From, a.Priority)
 	}
-}
-
-// addGuarded is add for a grouped queue, whose group function may panic: it returns the panic,
-// so that one item without a group does not keep the items after it in the same call out.
-func (m *prio[T]) addGuarded(item T, priority int, after time.Duration, rateLimited bool, l *Limiter[T], now time.Time) (fault any) {
-	defer func() { fault = recover() }()
-	m.add(item, priority, after, rateLimited, l, now)
-	return nil
 }
 
 // refill hands the best ready items to the getters that wait, oldest getter first. A getter

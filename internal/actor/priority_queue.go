@@ -37,18 +37,18 @@ func NewPriority[T comparable](c clock.Clock, m metrics.Config) *PriorityQueue[T
 
 // NewGroupedPriority is NewPriority with the items in the groups group names (nil: no groups),
 // fair between groups within each priority, and at most maxPerGroup items of one group handed
-// out at once (0: no limit); see priority.NewGrouped. The group function is foreign code: the
-// owner calls it, and callers wait for every command, so that its panic reaches the caller
-// whose add ran it.
+// out at once (0: no limit); see priority.NewGrouped. The group function is called in the
+// callers' goroutines before each add, where its panic is raised, and again in the owner (see
+// Queue.checkAdd).
 func NewGroupedPriority[T comparable](c clock.Clock, m metrics.Config, group func(T) string, maxPerGroup int) *PriorityQueue[T] {
 	m.Priority = true
 	q, b := newShell[T](c, m)
-	state := priority.New[T]()
+	p := &prio[T]{base: b, state: priority.New[T]()}
 	if group != nil {
-		state = priority.NewGrouped(group, maxPerGroup)
-		q.waits = true
+		p.state = priority.NewGrouped(p.ownGroup(group), maxPerGroup)
+		q.group = group
 	}
-	q.m = &prio[T]{base: b, state: state, grouped: group != nil}
+	q.m = p
 	q.start()
 	return &PriorityQueue[T]{q}
 }
@@ -66,7 +66,7 @@ func NewGroupedPriority[T comparable](c clock.Clock, m metrics.Config, group fun
 // them after.
 func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	for _, item := range items {
-		q.check("AddWithOpts", item)
+		q.checkAdd("AddWithOpts", item)
 	}
 	if len(items) == 0 || q.stopping.Load() {
 		return

@@ -35,6 +35,12 @@ type Config[T comparable] struct {
 	// Delaying says the queue serves AddAfter, as a delaying or rate-limiting queue (a queue with
 	// Forward always does). On an injected clock it then keeps client-go's heartbeat.
 	Delaying bool
+	// Group, when set, names each item's group: the queue then keeps its items in a
+	// queue.Grouped, which serves the groups in turn, with at most MaxPerGroup items of one group
+	// in processing (0: no limit). Storage must be nil. The function is called in the callers'
+	// goroutines before each add, where its panic is raised, and again in the owner.
+	Group       func(T) string
+	MaxPerGroup int
 	// StopWhen, when set, is asked whenever the owner wakes (for a command, a due item, or, on
 	// an injected clock, client-go's 10 s heartbeat) whether the queue should shut itself down,
 	// dropping its delayed items; it then does. It is called from the owner goroutine. A delay
@@ -55,14 +61,15 @@ type Queue[T comparable] struct {
 	overflow atomic.Bool   // the owner holds items that ready had no room for (see fifo.refill)
 	served   atomic.Bool   // a delaying queue serves the delay heap: q itself, or one that joined
 
-	clock     clock.Clock // never nil
-	origin    time.Time   // the instant commands count their instants from
-	alarmWith clock.Clock // the clock for the owner's alarm; nil for the real one
-	waits     bool        // callers wait for every command: the owner runs foreign code
-	timed     bool        // callers read the clock for the owner's metrics, which do not wait
-	checkKeys bool        // items may fail to hash: check them before they reach the owner
-	readAhead bool        // items go to ready before getters ask (the built-in FIFO)
-	bubbled   bool        // built in a testing/synctest bubble (see Abandon)
+	clock     clock.Clock    // never nil
+	origin    time.Time      // the instant commands count their instants from
+	alarmWith clock.Clock    // the clock for the owner's alarm; nil for the real one
+	waits     bool           // callers wait for every command: the owner runs foreign code
+	timed     bool           // callers read the clock for the owner's metrics, which do not wait
+	checkKeys bool           // items may fail to hash: check them before they reach the owner
+	readAhead bool           // items go to ready before getters ask (the built-in FIFO)
+	group     func(T) string // a grouped queue's group function, checked in callers (see checkAdd)
+	bubbled   bool           // built in a testing/synctest bubble (see Abandon)
 
 	replies sync.Pool     // chan result[T], buffer 1
 	tomb    sync.Mutex    // held by whoever applies commands after the handover
@@ -89,23 +96,28 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	builtin = builtin || c.Storage == nil
 	q, b := newShell[T](c.Clock, c.Metrics)
 	q.waits = q.waits || !builtin
-	q.readAhead = builtin
+	q.readAhead = builtin && c.Group == nil // turns are decided as getters ask, not ahead
+	q.group = c.Group
 	q.timed = builtin && b.metrics.Async()
 	q.ready = make(chan handoff[T], readySize)
 	if c.Delaying || c.Forward != nil {
 		b.startHeartbeat()
 		q.served.Store(true)
 	}
-	q.m = &fifo[T]{
+	m := &fifo[T]{
 		base:      b,
-		state:     queue.New(c.Storage),
 		forward:   c.Forward,
 		ready:     q.ready,
 		taken:     &q.taken,
 		overflow:  &q.overflow,
-		readAhead: builtin,
+		readAhead: q.readAhead,
 		timed:     q.timed,
 	}
+	m.state = queue.New(c.Storage)
+	if c.Group != nil {
+		m.state = queue.New[T](queue.NewGrouped(m.ownGroup(c.Group), c.MaxPerGroup))
+	}
+	q.m = m
 	if c.StopWhen != nil {
 		q.m = &watched[T]{rules: q.m, stop: c.StopWhen}
 	}

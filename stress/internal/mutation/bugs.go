@@ -85,8 +85,8 @@ var Bugs = []Bug{
 	{
 		Name:   "groups-ignored",
 		Breaks: "a grouped FIFO queue puts every item in one group: no turns, one limit for all",
-		File:   "groups.go",
-		Edits:  []Edit{{"return queue.NewGrouped(group, maxPerGroup)", "return queue.NewGrouped(func(T) string { return \"\" }, maxPerGroup)"}},
+		File:   "internal/actor/queue.go",
+		Edits:  []Edit{{"queue.NewGrouped(m.ownGroup(c.Group), c.MaxPerGroup)", "queue.NewGrouped(func(T) string { return \"\" }, c.MaxPerGroup)"}},
 	},
 	{
 		Name:   "prio-groups-ignored",
