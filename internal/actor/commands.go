@@ -21,7 +21,8 @@ func (q *Queue[T]) Add(item T) {
 // AddBatch adds items in order, all at once: a Len or Get on another goroutine sees all of them
 // or none. It costs one command however many items there are, and copies the slice, which the
 // caller may reuse at once. After shutdown it does nothing. It panics, in the caller's
-// goroutine and before adding any, if an item cannot be a map key.
+// goroutine and before adding any, if an item cannot be a map key or the queue's group
+// function panics for it.
 func (q *Queue[T]) AddBatch(items ...T) {
 	for _, item := range items {
 		q.checkAdd("AddBatch", item)
