@@ -14,6 +14,9 @@
 //   - FuzzGroups drives FIFO queues with the options Group, MaxPerGroup, MaxRetries and GiveUp
 //     (groups of item mod k) against groupModel, per-group lists and a list of turns written
 //     from the package documentation, and compares every Get's item, Len and every give-up.
+//   - FuzzPriorityGroups does what FuzzPriorityQueue does with Group, MaxPerGroup, MaxRetries
+//     and GiveUp, against prioModel with fairRef: rounds of groups per priority, and groups
+//     set aside at their limit.
 //   - FuzzPriorityState compares package priority's State, the machine inside the priority
 //     queue, with the same reference, without goroutines or clock.
 //   - FuzzDelayHeap compares the delay heap with a sorted slice and with container/heap.

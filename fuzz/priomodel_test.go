@@ -30,6 +30,12 @@ type prioModel[T comparable] struct {
 	drained      *sync.Cond // broadcast when a drain may end
 	alarm        *time.Timer
 	*limited[T]
+	// MaxRetries and GiveUp (see the package documentation, "Retries"): rate-limited adds
+	// since the last Forget or give-up, by item. maxRetries 0: no maximum.
+	maxRetries int
+	counts     map[T]int
+	giveUp     func(T, int)
+	gaveUp     []prioGaveUp[T] // given up on by the add under way
 }
 
 // prioAnswer is what a getter receives.
@@ -55,6 +61,10 @@ func (m *prioModel[T]) AddWithOpts(o workqueue.AddOpts, items ...T) {
 	for _, item := range items {
 		mustHash("AddWithOpts", item)
 	}
+	if m.maxRetries > 0 && o.RateLimited {
+		items = m.count(items)
+		defer m.giveUpOn()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.shuttingDown {
@@ -76,6 +86,51 @@ func (m *prioModel[T]) AddWithOpts(o workqueue.AddOpts, items ...T) {
 	}
 	m.setAlarm()
 	m.handOut()
+}
+
+// count counts a rate-limited add of each of items, in order, even after shutdown, and
+// returns those that may be added; the others are given up on by giveUpOn.
+func (m *prioModel[T]) count(items []T) (keep []T) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, item := range items {
+		n := m.counts[item] + 1
+		if n <= m.maxRetries {
+			m.counts[item] = n
+			keep = append(keep, item)
+			continue
+		}
+		delete(m.counts, item)
+		m.gaveUp = append(m.gaveUp, prioGaveUp[T]{item, n})
+	}
+	return keep
+}
+
+// prioGaveUp is an item given up on, with its attempts.
+type prioGaveUp[T any] struct {
+	item     T
+	attempts int
+}
+
+// giveUpOn forgets the items given up on, then tells giveUp, once the others are added.
+func (m *prioModel[T]) giveUpOn() {
+	m.mu.Lock()
+	gaveUp := m.gaveUp
+	m.gaveUp = nil
+	m.mu.Unlock()
+	for _, g := range gaveUp {
+		m.limited.Forget(g.item)
+		if m.giveUp != nil {
+			m.giveUp(g.item, g.attempts)
+		}
+	}
+}
+
+func (m *prioModel[T]) Forget(item T) {
+	m.limited.Forget(item)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.counts, item)
 }
 
 func (m *prioModel[T]) Add(item T) { m.AddWithOpts(workqueue.AddOpts{}, item) }

@@ -25,6 +25,7 @@ type prioRef[T comparable] struct {
 	records []*record[T]
 	locked  map[T]time.Time // items handed out, and when
 	counter uint64
+	fair    *fairRef[T] // groups and their turns (see priogroups_test.go); nil: none
 }
 
 // record is an item that is ready or waiting.
@@ -77,7 +78,11 @@ type refAdded struct {
 func (r *prioRef[T]) add(item T, priority int, waits bool, readyAt time.Time) refAdded {
 	rec := r.find(item)
 	if rec == nil {
-		r.records = append(r.records, &record[T]{item: item, priority: priority, number: r.take(), waiting: waits, readyAt: readyAt})
+		rec = &record[T]{item: item, priority: priority, number: r.take(), waiting: waits, readyAt: readyAt}
+		r.records = append(r.records, rec)
+		if !waits {
+			r.readied(rec)
+		}
 		return refAdded{ready: !waits, priority: priority}
 	}
 	var a refAdded
@@ -91,8 +96,11 @@ func (r *prioRef[T]) add(item T, priority int, waits bool, readyAt time.Time) re
 	switch {
 	case rec.waiting && !waits:
 		rec.waiting, a.ready = false, true
+		r.readied(rec)
 	case rec.waiting && readyAt.Before(rec.readyAt):
 		rec.readyAt = readyAt
+	case a.raised:
+		r.readied(rec) // at its new priority
 	}
 	return a
 }
@@ -112,6 +120,7 @@ func (r *prioRef[T]) due(now time.Time) []*record[T] {
 // promote makes rec, which is due, ready behind the ready items.
 func (r *prioRef[T]) promote(rec *record[T]) {
 	rec.waiting, rec.number = false, r.take()
+	r.readied(rec)
 }
 
 // nextDue returns the earliest instant a waiting item falls due, and false when none waits.
@@ -127,6 +136,9 @@ func (r *prioRef[T]) nextDue() (at time.Time, ok bool) {
 // handOut removes the best ready item that is not handed out already, locks it as of now and
 // returns it with its priority; ok is false when there is none.
 func (r *prioRef[T]) handOut(now time.Time) (item T, priority int, ok bool) {
+	if r.fair != nil {
+		return r.handOutInTurn(now)
+	}
 	var best *record[T]
 	for _, rec := range r.records {
 		if _, locked := r.locked[rec.item]; !rec.waiting && !locked && (best == nil || handOutOrder(rec, best) < 0) {
@@ -145,6 +157,12 @@ func (r *prioRef[T]) handOut(now time.Time) (item T, priority int, ok bool) {
 func (r *prioRef[T]) done(item T) bool {
 	_, ok := r.locked[item]
 	delete(r.locked, item)
+	if ok && r.fair != nil {
+		r.groupDone(item)
+		if rec := r.find(item); rec != nil && !rec.waiting {
+			r.readied(rec) // held back while the item was handed out
+		}
+	}
 	return ok
 }
 
