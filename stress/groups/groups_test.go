@@ -87,6 +87,15 @@ func getter(q queue) func(ctx context.Context) (int, bool, error) {
 	panic(fmt.Sprintf("%T has no GetWithContext", q))
 }
 
+// guard, deferred, reports a panic of a goroutine of the suite (a queue broken on purpose may
+// panic in Get) as a tagged failure, so that the goroutine ends and the test goes on to its
+// checks and its shutdown.
+func guard(t *testing.T, who string) {
+	if p := recover(); p != nil {
+		t.Errorf("[panic] %s: %v", who, p)
+	}
+}
+
 // ledger is what the workers and producers of one queue record, with atomics: the stamps of
 // the last add and the last hand-out of each key, which key is in processing, and how many
 // items of each group are.
@@ -134,6 +143,7 @@ func manyProducersAndWorkers(t *testing.T, k kind, o options) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			defer guard(t, k.name+" worker")
 			for n := 0; ; n++ {
 				key, shutdown := q.Get()
 				if shutdown {
@@ -160,6 +170,7 @@ func manyProducersAndWorkers(t *testing.T, k kind, o options) {
 	var adders sync.WaitGroup
 	for p := range producers {
 		adders.Go(func() {
+			defer guard(t, k.name+" producer")
 			for r := range rounds {
 				for i := range keys {
 					key := (i*(p+1) + r*13) % keys
@@ -225,6 +236,7 @@ func TestNewGroupWaitsOneTurnPerGroupAhead(t *testing.T) {
 					q = workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[int]{RateLimiter: limiter(), Group: groupOf})
 				}
 				defer q.ShutDown()
+				defer guard(t, k.name+" worker") // runs before the ShutDown
 				queued := map[string]int{}
 				add := func(key int) {
 					q.Add(key)
@@ -290,6 +302,7 @@ func TestShutdownHandsOutWhatTheLimitHeld(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				q := k.build(options{groups: 2, limit: 1})
+				defer guard(t, k.name)
 				for key := range 40 {
 					q.Add(key)
 				}
@@ -301,6 +314,7 @@ func TestShutdownHandsOutWhatTheLimitHeld(t *testing.T) {
 				var wg sync.WaitGroup
 				for range 4 {
 					wg.Go(func() {
+						defer guard(t, k.name+" worker")
 						for {
 							key, shutdown, err := get(ctx)
 							if shutdown || err != nil {
@@ -371,6 +385,7 @@ func giveUpOncePerCycle(t *testing.T, k kind, groups int) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			defer guard(t, k.name+" worker")
 			for {
 				key, shutdown := q.Get()
 				if shutdown {
@@ -402,6 +417,7 @@ func giveUpOncePerCycle(t *testing.T, k kind, groups int) {
 	var adders sync.WaitGroup
 	for p := range producers {
 		adders.Go(func() {
+			defer guard(t, k.name+" producer")
 			for key := p; key < keys; key += producers {
 				q.Add(key)
 			}
