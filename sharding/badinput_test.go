@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue"
+	"github.com/actorqueue/workqueue/sharding/leasetest"
 )
 
 func TestBadConfigPanics(t *testing.T) {
 	var cut atomic.Bool
 	valid := func() Config {
-		return Config{Client: newAPIServer().client(&cut).CoordinationV1(), Namespace: "ns", Name: "x", Identity: "a", Buckets: 4}
+		return Config{Client: leasetest.NewServer().Clientset(&cut).CoordinationV1(), Namespace: "ns", Name: "x", Identity: "a", Buckets: 4}
 	}
 	for name, change := range map[string]func(*Config){
 		"Client":                   func(c *Config) { c.Client = nil },
@@ -61,7 +62,7 @@ func TestBadConfigPanics(t *testing.T) {
 
 func TestDrainBudget(t *testing.T) {
 	var cut atomic.Bool
-	cfg := Config{Client: newAPIServer().client(&cut).CoordinationV1(), Namespace: "ns", Name: "x", Identity: "a", Buckets: 1}
+	cfg := Config{Client: leasetest.NewServer().Clientset(&cut).CoordinationV1(), Namespace: "ns", Name: "x", Identity: "a", Buckets: 1}
 	// 15 s / 1.1 − 10 s − 2 s
 	lease := 15 * time.Second
 	if got, want := cfg.DrainBudget(), time.Duration(float64(lease)/1.1)-12*time.Second; got != want {

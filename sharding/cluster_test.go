@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue"
+	"github.com/actorqueue/workqueue/sharding/leasetest"
 )
 
 // cluster is replicas of a controller in one process, on one fake API server, all inside a
@@ -20,7 +21,7 @@ import (
 // and every change of a key is processed by some replica (checked by settle).
 type cluster struct {
 	t       *testing.T
-	api     *apiServer
+	api     *leasetest.Server
 	cfg     Config // without Client, Identity and Metrics
 	keys    []string
 	workers int
@@ -65,7 +66,7 @@ type replica struct {
 func newCluster(t *testing.T, buckets, keys int) *cluster {
 	c := &cluster{
 		t:          t,
-		api:        newAPIServer(),
+		api:        leasetest.NewServer(),
 		cfg:        Config{Namespace: "default", Name: "shard", Buckets: buckets},
 		workers:    4,
 		rng:        rand.New(rand.NewPCG(1, 2)),
@@ -91,7 +92,7 @@ func (c *cluster) intn(n int) int {
 func (c *cluster) join(id string) *replica {
 	r := &replica{c: c, id: id, ran: make(chan struct{})}
 	cfg := c.cfg
-	cfg.Client = c.api.client(&r.cut).CoordinationV1()
+	cfg.Client = c.api.Clientset(&r.cut).CoordinationV1()
 	cfg.Identity = id
 	cfg.Metrics = (*replicaMetrics)(r)
 	r.sharder = New(cfg)
