@@ -40,13 +40,15 @@ var suites = []suite{
 	{"concurrent", "github.com/actorqueue/workqueue/stress/concurrent", true},
 	{"linearizability", "github.com/actorqueue/workqueue/stress/linearizability", true},
 	{"controllers", "github.com/actorqueue/workqueue/stress/controllers", true},
+	{"groups", "github.com/actorqueue/workqueue/stress/groups", true},
 	{"library", "github.com/actorqueue/workqueue", false},
 }
 
 // quickest names the suites by the time go test takes to build one for a bug in queue/state.go
 // when nothing of it is cached, quickest first: 3.9 s, 4.2 s, 6.2 s, 7.6 s and 12.2 s in one
-// measurement on two cores.
-var quickest = []string{"concurrent", "linearizability", "library", "equivalence", "controllers"}
+// measurement on two cores. groups, issue 28's suite, is small and comes first: the bugs of
+// its options are caught there.
+var quickest = []string{"groups", "concurrent", "linearizability", "library", "equivalence", "controllers"}
 
 // timeout bounds each run of the suites: a bug that leaves a test waiting where synctest sees
 // no deadlock fails it then, rather than at go test's default of 10 minutes. A run's tests take
