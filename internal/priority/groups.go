@@ -1,6 +1,7 @@
 package priority
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/actorqueue/workqueue/internal/queue"
@@ -131,7 +132,7 @@ func (f *fair[T]) atLimit(name string) bool { return f.limit > 0 && f.out[name] 
 
 // activate adds priority to the active ones, which it is not among.
 func (f *fair[T]) activate(priority int) {
-	i, _ := slices.BinarySearchFunc(f.active, priority, func(a, p int) int { return p - a })
+	i, _ := slices.BinarySearchFunc(f.active, priority, func(a, p int) int { return cmp.Compare(p, a) }) // highest first
 	f.active = slices.Insert(f.active, i, priority)
 }
 
