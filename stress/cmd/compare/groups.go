@@ -30,7 +30,7 @@ const (
 	// not running waits for it, and a few small items then come out hundreds of places late.
 	fairWorkers = 1
 	// hotItems of one group, then otherItems over otherGroups groups, make row F3's queue.
-	hotItems, otherItems, otherGroups = 1_000, 1_000, 10
+	hotItems, otherItems, otherGroups = 200, 200, 10
 	// limitWorkers take the items of row F3, with MaxPerGroup limitPerGroup or none.
 	limitWorkers, limitPerGroup = 8, 2
 )
