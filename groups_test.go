@@ -385,3 +385,45 @@ func TestAGroupThatPanicsOnlyInTheQueueLosesNoItem(t *testing.T) {
 		})
 	}
 }
+
+// Forget is called after every success: with a maximum of retries it drops the item's count
+// without waiting for the queue's goroutine, which here is held in the group function.
+func TestForgetWithMaxRetriesDoesNotWait(t *testing.T) {
+	kinds := map[string]func(group func(string) string, giveUp func(string, int)) workqueue.TypedRateLimitingInterface[string]{
+		"rate-limiting": func(group func(string) string, giveUp func(string, int)) workqueue.TypedRateLimitingInterface[string] {
+			return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+				workqueue.TypedRateLimitingQueueConfig[string]{Group: group, MaxRetries: 1, GiveUp: giveUp})
+		},
+		"priority": func(group func(string) string, giveUp func(string, int)) workqueue.TypedRateLimitingInterface[string] {
+			return workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{Group: group, MaxRetries: 1, GiveUp: giveUp})
+		},
+	}
+	for name, build := range kinds {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				holds := 0
+				group := func(key string) string {
+					if key == "hold/0" {
+						if holds++; holds == 2 { // the queue's own call
+							<-release
+						}
+					}
+					return namespace(key)
+				}
+				var gaveUp []string
+				q := build(group, func(key string, _ int) { gaveUp = append(gaveUp, key) })
+				defer q.ShutDown()
+				q.AddRateLimited("a/1") // its one retry
+				q.Add("hold/0")         // the queue's goroutine waits in group
+				synctest.Wait()
+				q.Forget("a/1") // returns all the same
+				close(release)
+				q.AddRateLimited("a/1") // counted from zero again: a retry, not a give-up
+				if len(gaveUp) != 0 {
+					t.Fatalf("gave up on %v after Forget, want none", gaveUp)
+				}
+			})
+		})
+	}
+}

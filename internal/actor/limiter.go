@@ -105,6 +105,14 @@ func (q *Queue[T]) Do(f func()) {
 	q.call(command[T]{op: opDo, more: &details[T]{do: f}})
 }
 
+// DoLater runs f in q's owner goroutine, in order with the commands sent before and after it,
+// without waiting for it: for work on state the owner keeps that no caller needs an answer
+// from. A panic of f is kept for the next caller that waits. Once q has shut down, f runs in
+// the caller.
+func (q *Queue[T]) DoLater(f func()) {
+	q.send(command[T]{op: opDo, more: &details[T]{do: f}})
+}
+
 // RateLimiter returns the limiter l was made from.
 func (l *Limiter[T]) RateLimiter() limiter.RateLimiter[T] { return l.limiter }
 

@@ -14,13 +14,15 @@ import (
 // queue.
 //
 // The counts are state of the queue: a queue of this package keeps them in its owner goroutine
-// (they are read and changed through Queue.Do), a queue of another package under a mutex of
-// their own. Create Retries with [NewRetries]; its methods are safe for simultaneous use.
+// (they are read and changed through Queue.Do, and dropped through Queue.DoLater, so that
+// Forget, called after every success, does not wait), a queue of another package under a mutex
+// of their own. Create Retries with [NewRetries]; its methods are safe for simultaneous use.
 type Retries[T comparable] struct {
 	max     int
 	giveUp  func(item T, attempts int) // nil: give up silently
 	givenUp metrics.CounterMetric      // nil: count nothing
 	run     func(func())               // runs a function with the counts to itself
+	later   func(func())               // run, without waiting for it where it can
 	counts  map[T]int                  // rate-limited requeues since the last Forget, by item
 }
 
@@ -30,7 +32,7 @@ type Retries[T comparable] struct {
 func NewRetries[T comparable](q *Queue[T], max int, giveUp func(T, int), givenUp metrics.CounterMetric) *Retries[T] {
 	r := &Retries[T]{max: max, giveUp: giveUp, givenUp: givenUp, counts: make(map[T]int)}
 	if q != nil {
-		r.run = q.Do
+		r.run, r.later = q.Do, q.DoLater
 	} else {
 		var mu sync.Mutex
 		r.run = func(f func()) {
@@ -38,6 +40,7 @@ func NewRetries[T comparable](q *Queue[T], max int, giveUp func(T, int), givenUp
 			defer mu.Unlock()
 			f()
 		}
+		r.later = r.run
 	}
 	return r
 }
@@ -113,7 +116,7 @@ func callGiveUp[T comparable](giveUp func(T, int), g GaveUp[T]) (fault any) {
 // Forget drops item's count, as Forget drops its failures from the rate limiter.
 func (r *Retries[T]) Forget(item T) {
 	mustHash("Forget", item)
-	r.run(func() { delete(r.counts, item) })
+	r.later(func() { delete(r.counts, item) })
 }
 
 // Attempts returns item's count: its rate-limited requeues since its last Forget or give-up.

@@ -85,7 +85,7 @@ func (b *base[T]) run(c *command[T], apply func(*command[T]) (result[T], bool)) 
 	r, parked := apply(c)
 	switch {
 	case parked:
-	case c.op == opDo:
+	case c.op == opDo && c.reply != nil:
 		// A call to a limiter the queue adopted, which may come from another queue: no
 		// stashed panic rides on its answer.
 		c.reply <- r
