@@ -98,3 +98,18 @@ func TestForeignRateLimitingQueueSurvivesUnhashableItems(t *testing.T) {
 		t.Fatal("NumRequeues still blocked after 5s, once AddRateLimited panicked on an unhashable item")
 	}
 }
+
+// TestGroupedPriorityQueueOrdersExtremePriorities: a grouped priority queue kept the priorities
+// that have items in order with a comparison that subtracted them, which overflowed when they
+// were far apart: an item at priority math.MinInt went out before one at priority 1. Found by
+// FuzzPriorityGroups (seed extreme-priorities), fixed in 8d41a07.
+func TestGroupedPriorityQueueOrdersExtremePriorities(t *testing.T) {
+	q := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[int]{Group: func(int) string { return "g" }})
+	defer q.ShutDown()
+	low, high := math.MinInt, 1
+	q.AddWithOpts(workqueue.AddOpts{Priority: &low}, 2)
+	q.AddWithOpts(workqueue.AddOpts{Priority: &high}, 4)
+	if item, priority, _ := q.GetWithPriority(); item != 4 {
+		t.Errorf("GetWithPriority = %d at priority %d, want 4 at priority 1", item, priority)
+	}
+}

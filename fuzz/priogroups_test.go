@@ -148,7 +148,7 @@ func FuzzPriorityGroups(f *testing.F) {
 				case c < clientGo:
 					clientGoCall(d, in, c)
 				case c == clientGo:
-					g.addWithOpts(d, steerPriority(decodeAddOpts(in)), batchOf(in))
+					g.addWithOpts(d, decodeAddOpts(in), batchOf(in))
 				default:
 					d.getWithPriority(decodeWait(in))
 				}
@@ -189,24 +189,6 @@ func newPriorityGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
 	name := fmt.Sprintf("NewTypedPriorityQueue(groups %d, MaxPerGroup %d, MaxRetries %d, metrics %v)", k, limit, maxRetries, metrics)
 	real := foreignPriority[int]{workqueue.NewTypedPriorityQueue(config)}
 	return startDuel(t, name, rateLimiting, metrics, real, m, &spec), g
-}
-
-// steerPriority keeps FuzzPriorityGroups off a known bug (see
-// TestKnownGroupedPriorityQueueOrdersExtremePriorities): priorities of more than 2^40 either
-// way become ±1000, unless ACTORQUEUE_KNOWN_BUGS is set.
-func steerPriority(o workqueue.AddOpts) workqueue.AddOpts {
-	if o.Priority == nil || showKnownBugs {
-		return o
-	}
-	p := *o.Priority
-	switch {
-	case p > 1<<40:
-		p = 1000
-	case p < -1<<40:
-		p = -1000
-	}
-	o.Priority = &p
-	return o
 }
 
 // foreignPriority hides a priority queue's extensions, which the target does not call.
