@@ -410,3 +410,20 @@ func newProvider(t *testing.T, reg prometheus.Registerer) *controllerruntime.Pro
 	}
 	return provider
 }
+
+// TestGivenUpCounter: an item the queue gives up on (MaxRetries) counts on
+// workqueue_given_up_total{name,controller}, registered only once a queue has a maximum.
+func TestGivenUpCounter(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	provider := newProvider(t, reg)
+	synctest.Test(t, func(t *testing.T) {
+		q := controllerruntime.New(workqueue.TypedPriorityQueueConfig[string]{Name: "patient", MetricsProvider: provider, MaxRetries: 1})
+		q.AddRateLimited("a") // its one retry
+		q.AddRateLimited("a") // given up
+		q.AddRateLimited("b")
+		q.ShutDown()
+	})
+	if got := gather(t, reg, "patient")["workqueue_given_up_total"]; got != "1" {
+		t.Errorf("workqueue_given_up_total{name=\"patient\"} = %q, want 1", got)
+	}
+}

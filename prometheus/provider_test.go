@@ -211,3 +211,32 @@ func TestNilOptionPanics(t *testing.T) {
 		t.Errorf("NewProvider after the panic: %v", err)
 	}
 }
+
+// TestGivenUpCounter: each item a queue gives up on (MaxRetries) counts once on
+// workqueue_given_up_total of its name, on a rate-limiting queue and on a priority queue.
+func TestGivenUpCounter(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	provider := newProvider(t, reg)
+	synctest.Test(t, func(t *testing.T) {
+		limiter := workqueue.DefaultTypedControllerRateLimiter[string]()
+		fifo := workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{
+			Name: "fifo", MetricsProvider: provider, MaxRetries: 1,
+		})
+		prio := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{
+			Name: "prio", MetricsProvider: provider, MaxRetries: 2,
+		})
+		for range 3 { // fifo: a retry, a give-up, a retry; prio: two retries, a give-up
+			fifo.AddRateLimited("a")
+			prio.AddRateLimited("a")
+		}
+		fifo.AddRateLimited("a") // fifo's second give-up
+		fifo.ShutDown()
+		prio.ShutDown()
+	})
+	got := gather(t, reg)
+	for name, want := range map[string]float64{"fifo": 2, "prio": 1} {
+		if v := got.counter(t, "workqueue_given_up_total", "name", name); v != want {
+			t.Errorf("workqueue_given_up_total{name=%q} = %v, want %v", name, v, want)
+		}
+	}
+}
