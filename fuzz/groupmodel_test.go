@@ -96,6 +96,12 @@ func (m *groupModel[T]) Add(item T) {
 }
 
 func (m *groupModel[T]) add(item T) {
+	m.enqueue(item)
+	m.handOut()
+}
+
+// enqueue is add without serving the getters.
+func (m *groupModel[T]) enqueue(item T) {
 	if m.shuttingDown || m.dirty[item] {
 		return
 	}
@@ -106,7 +112,6 @@ func (m *groupModel[T]) add(item T) {
 	g := m.groupOf(item)
 	m.lists[g] = append(m.lists[g], item)
 	m.join(g)
-	m.handOut()
 }
 
 // handOut serves the getters in line, with the lock held.
@@ -242,7 +247,10 @@ func (m *groupModel[T]) setAlarm() {
 	}
 }
 
-// release adds the delayed items that are due, each as though added then.
+// release adds the delayed items that are due, each as though added then, all of them before
+// a getter is served: the queue adds the items due at one instant in one command, and the turns
+// of a getter waiting then are those after the last of them (a group whose due item a getter
+// took at once would otherwise leave the turns and rejoin behind a group due after it).
 func (m *groupModel[T]) release() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -252,8 +260,9 @@ func (m *groupModel[T]) release() {
 		if !ok {
 			break
 		}
-		m.add(item)
+		m.enqueue(item)
 	}
+	m.handOut()
 	m.setAlarm()
 }
 
