@@ -129,8 +129,12 @@
 //     unfinished-work gauges on the real clock, as controller-runtime's does.
 //   - The heartbeat (base.startHeartbeat): on an injected clock a delaying queue always waits on
 //     its clock, as client-go's does, which tests written for client-go wait for.
-//   - Key checks (Queue.check): an item that cannot be a map key panics in the caller, not in
-//     the owner.
+//   - Key and group checks (Queue.check, checkAdd): an item that cannot be a map key, or whose
+//     group function panics, panics in the caller, not in the owner, so a grouped queue's adds
+//     need not wait for the owner (base.ownGroup covers a function that changes its mind).
+//   - Retries and DoLater (retries.go): a maximum of retries counts in the owner, through Do for
+//     AddRateLimited, which must know whether to give up, and DoLater for Forget, which need
+//     not wait.
 //   - Abandon and inBubble: a queue dropped without ShutDown is shut down by a cleanup, so its
 //     goroutine does not outlive it (client-go's plain queue is collected); not in a synctest
 //     bubble, whose channels a cleanup may not touch.
