@@ -3,7 +3,7 @@ package workqueue
 import (
 	"time"
 
-	"github.com/actorqueue/workqueue/internal/actor"
+	"github.com/actorqueue/workqueue/actor"
 	"github.com/actorqueue/workqueue/metrics"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"runtime"
 
-	"github.com/actorqueue/workqueue/internal/actor"
+	"github.com/actorqueue/workqueue/actor"
 )
 
 // TypedExtensions are the methods every queue this package builds has beyond client-go's

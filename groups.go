@@ -1,7 +1,7 @@
 package workqueue
 
 import (
-	"github.com/actorqueue/workqueue/internal/actor"
+	"github.com/actorqueue/workqueue/actor"
 	"github.com/actorqueue/workqueue/metrics"
 )
 

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/actorqueue/workqueue/internal/actor"
+	"github.com/actorqueue/workqueue/actor"
 	"github.com/actorqueue/workqueue/metrics"
 )
 

@@ -4,8 +4,8 @@ import (
 	"runtime"
 
 	"github.com/actorqueue/workqueue/clock"
-	"github.com/actorqueue/workqueue/internal/actor"
-	"github.com/actorqueue/workqueue/internal/queue"
+	"github.com/actorqueue/workqueue/actor"
+	"github.com/actorqueue/workqueue/queue"
 	"github.com/actorqueue/workqueue/metrics"
 )
 

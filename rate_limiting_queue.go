@@ -1,6 +1,6 @@
 package workqueue
 
-import "github.com/actorqueue/workqueue/internal/actor"
+import "github.com/actorqueue/workqueue/actor"
 
 // TypedRateLimitingInterface is a TypedDelayingInterface that retries items after the waits a
 // rate limiter decides.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actorqueue/workqueue/internal/delay"
+	"github.com/actorqueue/workqueue/delay"
 )
 
 // FuzzDelayHeap schedules items (new ones, and again earlier and later), pops them at chosen

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actorqueue/workqueue/internal/priority"
+	"github.com/actorqueue/workqueue/queue/priority"
 )
 
 // FuzzPriorityState drives package priority's State, the machine inside every priority queue,

@@ -20,7 +20,7 @@ const tries = 3_000
 // the Add came before the shutdown and its item must still be handed out. The queue used to
 // drop it: the ShutDown command was already in the mailbox ahead of the Add, but the flag
 // ShuttingDown reads was only set when the owner got to the ShutDown. The flag now rises in
-// the mailbox's critical section that appends the ShutDown command (internal/actor/mailbox.go), so no
+// the mailbox's critical section that appends the ShutDown command (actor/mailbox.go), so no
 // command enters the mailbox between the two; actor's TestShutdownIsOrderedWithWhatFollowsTheFlag
 // covers the other side, a command sent after the flag was seen.
 func TestBugShuttingDownLagsBehindDroppedAdd(t *testing.T) {

@@ -23,7 +23,7 @@ var Bugs = []Bug{
 	{
 		Name:   "no-dedup",
 		Breaks: "an item added twice while waiting is queued twice",
-		File:   "internal/queue/state.go",
+		File:   "queue/state.go",
 		Edits: []Edit{
 			{"if waits {", "if false && waits {"},                             // the built-in FIFO
 			{"if s.waiting.Has(item) {", "if false && s.waiting.Has(item) {"}, // a custom storage
@@ -32,25 +32,25 @@ var Bugs = []Bug{
 	{
 		Name:   "lost-readd",
 		Breaks: "an item added while processing is not processed again",
-		File:   "internal/queue/state.go",
+		File:   "queue/state.go",
 		Edits:  []Edit{{"f.again = true", "f.again = false"}},
 	},
 	{
 		Name:   "early-drain",
 		Breaks: "ShutDownWithDrain returns without waiting for processing",
-		File:   "internal/actor/rules.go",
+		File:   "actor/rules.go",
 		Edits:  []Edit{{"if !busy {", "if !busy || true {"}},
 	},
 	{
 		Name:   "early-delay",
 		Breaks: "AddAfter fires at half its delay",
-		File:   "internal/actor/commands.go",
+		File:   "actor/commands.go",
 		Edits:  []Edit{{"q.clock.Now().Add(delay))", "q.clock.Now().Add(delay/2))"}},
 	},
 	{
 		Name:   "double-requeue",
 		Breaks: "Done of an item added again queues it twice",
-		File:   "internal/queue/state.go",
+		File:   "queue/state.go",
 		// requeue pushes the item, then looks its slot up again and pushes it once more.
 		Edits: []Edit{{"ticket, _ := s.entry(item)", "ticket, _ := s.entry(item); s.push(item, ticket); ticket, _ = s.entry(item)"}},
 	},
@@ -66,56 +66,56 @@ var Bugs = []Bug{
 	{
 		Name:   "unnudged",
 		Breaks: "a getter that empties ready leaves the owner asleep with items waiting",
-		File:   "internal/actor/get.go",
+		File:   "actor/get.go",
 		Edits:  []Edit{{"q.mailbox.nudge()", ""}},
 	},
 	{
 		Name:   "async-lost-add",
 		Breaks: "with asynchronous metrics, an add whose metric panics is lost",
-		File:   "internal/actor/fifo.go",
+		File:   "actor/fifo.go",
 		// The add tells the metrics first, as a synchronous queue does for the caller waiting.
 		Edits: []Edit{{"m.addFirst(item, at) // nobody waits for the panic", "m.hearAdd(item, at); m.state.Add(item)"}},
 	},
 	{
 		Name:   "async-owner-time",
 		Breaks: "with asynchronous metrics, adds and Dones are timed when the owner records them, not at the call",
-		File:   "internal/actor/fifo.go",
+		File:   "actor/fifo.go",
 		Edits:  []Edit{{"return m.instantOf(c.at)", "return time.Time{}"}},
 	},
 	{
 		Name:   "groups-ignored",
 		Breaks: "a grouped FIFO queue puts every item in one group: no turns, one limit for all",
-		File:   "internal/actor/queue.go",
+		File:   "actor/queue.go",
 		Edits:  []Edit{{"queue.NewGrouped(m.ownGroup(c.Group), c.MaxPerGroup)", "queue.NewGrouped(func(T) string { return \"\" }, c.MaxPerGroup)"}},
 	},
 	{
 		Name:   "prio-groups-ignored",
 		Breaks: "a grouped priority queue puts every item in one group: no turns within a priority",
-		File:   "internal/priority/state.go",
+		File:   "queue/priority/state.go",
 		Edits:  []Edit{{"group = s.fair.groupOf(item) // may panic: nothing has changed yet", "group = \"\"; _ = s.fair.groupOf(item)"}},
 	},
 	{
 		Name:   "group-limit-off-by-one",
 		Breaks: "a FIFO queue hands out one item more of a group than MaxPerGroup",
-		File:   "internal/queue/grouped.go",
+		File:   "queue/grouped.go",
 		Edits:  []Edit{{"b.out >= g.limit", "b.out > g.limit"}},
 	},
 	{
 		Name:   "prio-group-limit-off-by-one",
 		Breaks: "a priority queue hands out one item more of a group than MaxPerGroup",
-		File:   "internal/priority/groups.go",
+		File:   "queue/priority/groups.go",
 		Edits:  []Edit{{"f.out[name] >= f.limit", "f.out[name] > f.limit"}},
 	},
 	{
 		Name:   "shutdown-holds",
 		Breaks: "a FIFO queue shutting down keeps holding items of a group at its limit, which Get never returns",
-		File:   "internal/actor/fifo.go",
+		File:   "actor/fifo.go",
 		Edits:  []Edit{{"m.state.LiftLimits() // getters are served from now on without waiting for Dones", ""}},
 	},
 	{
 		Name:   "giveup-off-by-one",
 		Breaks: "MaxRetries allows one rate-limited requeue more than it says",
-		File:   "internal/actor/retries.go",
+		File:   "actor/retries.go",
 		Edits:  []Edit{{"if n <= r.max {", "if n <= r.max+1 {"}},
 	},
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/clock"
-	"github.com/actorqueue/workqueue/internal/priority"
+	"github.com/actorqueue/workqueue/queue/priority"
 	"github.com/actorqueue/workqueue/metrics"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/actorqueue/workqueue/internal/queue"
+	"github.com/actorqueue/workqueue/queue"
 )
 
 // TestAFloodCannotHoldBackDueItems: an item that falls due is applied after the commands sent

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/actorqueue/workqueue/internal/priority"
+	"github.com/actorqueue/workqueue/queue/priority"
 )
 
 // prio are the rules of controller-runtime's priority queue (see package priority). A getter's

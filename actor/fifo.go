@@ -4,8 +4,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/actorqueue/workqueue/internal/delay"
-	"github.com/actorqueue/workqueue/internal/queue"
+	"github.com/actorqueue/workqueue/delay"
+	"github.com/actorqueue/workqueue/queue"
 )
 
 // fifo are client-go's rules: a state machine of waiting, reserved and processing items (see

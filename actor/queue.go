@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/clock"
-	"github.com/actorqueue/workqueue/internal/queue"
+	"github.com/actorqueue/workqueue/queue"
 	"github.com/actorqueue/workqueue/metrics"
 )
 

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/actorqueue/workqueue/internal/queue"
+	"github.com/actorqueue/workqueue/queue"
 )
 
 // fair holds the ready items of a grouped state (see NewGrouped): fair between groups within
