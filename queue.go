@@ -3,10 +3,10 @@ package workqueue
 import (
 	"runtime"
 
-	"github.com/actorqueue/workqueue/clock"
 	"github.com/actorqueue/workqueue/actor"
-	"github.com/actorqueue/workqueue/queue"
+	"github.com/actorqueue/workqueue/clock"
 	"github.com/actorqueue/workqueue/metrics"
+	"github.com/actorqueue/workqueue/queue"
 )
 
 // TypedInterface is a work queue: see the package documentation.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/clock"
-	"github.com/actorqueue/workqueue/queue/priority"
 	"github.com/actorqueue/workqueue/metrics"
+	"github.com/actorqueue/workqueue/queue/priority"
 )
 
 // AddOpts are the options of an add to a priority queue, with the fields of

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/clock"
-	"github.com/actorqueue/workqueue/queue"
 	"github.com/actorqueue/workqueue/metrics"
+	"github.com/actorqueue/workqueue/queue"
 )
 
 // readySize is how many reserved items may wait in ready for a getter. A busy owner that fills
