@@ -75,27 +75,26 @@ func NewTypedDelayingQueue[T comparable]() TypedDelayingInterface[T] {
 // queue asks its metrics provider for the retries counter after the metrics of the queue it
 // adds to, as client-go does.
 func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConfig[T]) TypedDelayingInterface[T] {
-	retries := func() metrics.CounterMetric { return metrics.NewRetries(config.Name, config.MetricsProvider) }
 	if config.Queue != nil && (config.Group != nil || config.MaxPerGroup != 0) {
 		panic("workqueue: NewTypedDelayingQueueWithConfig: Group and MaxPerGroup apply to the queue " +
 			"it makes, not to config.Queue: set them on that queue's config")
 	}
 	switch inner := config.Queue.(type) {
 	case nil:
-		t := newTyped(TypedQueueConfig[T]{
+		t, retries := newTyped(TypedQueueConfig[T]{
 			Name:            config.Name,
 			MetricsProvider: config.MetricsProvider,
 			Clock:           config.Clock,
 			Group:           config.Group,
 			MaxPerGroup:     config.MaxPerGroup,
 		}, true)
-		return &delayingQueue[T]{Typed: t, retries: retries()}
+		return &delayingQueue[T]{Typed: t, retries: retries}
 	case *Typed[T]: // exactly: a type that embeds one has methods of its own, to be called
 		if inner.q.Join(config.Clock) {
-			return &delayingQueue[T]{Typed: inner, retries: retries()}
+			return &delayingQueue[T]{Typed: inner, retries: metrics.NewRetries(config.Name, config.MetricsProvider)}
 		}
 	}
-	return actor.NewDelayer[T](config.Queue, config.Clock, retries())
+	return actor.NewDelayer[T](config.Queue, config.Clock, metrics.NewRetries(config.Name, config.MetricsProvider))
 }
 
 // TypedNewDelayingQueue returns a new, unnamed delaying queue.

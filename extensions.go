@@ -3,8 +3,8 @@ package workqueue
 import (
 	"context"
 	"runtime"
+	"time"
 
-	"github.com/actorqueue/workqueue/actor"
 )
 
 // TypedExtensions are the methods every queue this package builds has beyond client-go's
@@ -29,8 +29,28 @@ type TypedExtensions[T comparable] interface {
 	Snapshot() Snapshot
 }
 
-// Snapshot is a queue's state at one instant: see TypedExtensions.Snapshot.
-type Snapshot = actor.Snapshot
+// Snapshot is a queue's state at one instant, for debugging and dashboards. Taking one does
+// not stop the queue: it is one command among the others. Its zero value is an empty queue's.
+type Snapshot struct {
+	// Queued counts the items waiting to be handed out: what Len returns.
+	Queued int
+	// Processing counts the items handed out whose Done has not been called.
+	Processing int
+	// Dirty counts the items being processed that were added again since: they are queued again
+	// when their Done is called. (A priority queue: the items added again while handed out,
+	// which wait for Done.)
+	Dirty int
+	// Delayed counts the items added with a delay that has not passed yet.
+	Delayed int
+	// OldestInFlight is how long the item processed for the longest time has been in
+	// processing; zero when none is. A FIFO queue measures it from when it put the item on its
+	// way to the workers, which is when a waiting worker takes it; when every worker was busy,
+	// the time it then waited for one is counted too, so a stuck worker never looks younger
+	// than it is.
+	OldestInFlight time.Duration
+	// ShuttingDown reports whether shutdown has begun.
+	ShuttingDown bool
+}
 
 var _ TypedExtensions[string] = (*Typed[string])(nil)
 
@@ -56,4 +76,4 @@ func (q *Typed[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 
 // Snapshot returns the queue's counts at this instant, for debugging; it does not stop the
 // queue.
-func (q *Typed[T]) Snapshot() Snapshot { return q.q.Snapshot() }
+func (q *Typed[T]) Snapshot() Snapshot { return Snapshot(q.q.Snapshot()) }

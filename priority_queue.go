@@ -10,9 +10,16 @@ import (
 )
 
 // AddOpts are the options of AddWithOpts, with the fields of controller-runtime's
-// priorityqueue.AddOpts: After delays the item, RateLimited delays it by the rate limiter's
-// wait when that is shorter, and Priority ranks it (higher first; nil means zero).
-type AddOpts = actor.AddOpts
+// priorityqueue.AddOpts. The zero value adds an item ready at once, at priority zero.
+type AddOpts struct {
+	// After delays the item; zero or less makes it ready at once.
+	After time.Duration
+	// RateLimited delays the item by the wait the queue's rate limiter decides, if that is
+	// shorter than After (or After is zero).
+	RateLimited bool
+	// Priority ranks the item; higher goes first. nil means zero.
+	Priority *int
+}
 
 // TypedPriorityInterface is a rate-limiting queue with priorities and the semantics of
 // controller-runtime's priority queue (sigs.k8s.io/controller-runtime/pkg/controller/
@@ -92,8 +99,13 @@ func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *Ty
 		rl = NewTypedItemExponentialFailureRateLimiter[T](5*time.Millisecond, 1000*time.Second)
 	}
 	limiter := actor.NewLimiter("NewTypedPriorityQueue", rl) // before the queue starts
-	m := metrics.Config{Name: config.Name, Provider: config.MetricsProvider}
-	q := actor.NewGroupedPriority(config.Clock, m, config.Group, config.MaxPerGroup)
+	m := metrics.New[T](metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Priority: true})
+	q := actor.NewPriority(actor.Config[T]{
+		Clock:       config.Clock,
+		Metrics:     m,
+		Group:       config.Group,
+		MaxPerGroup: config.MaxPerGroup,
+	})
 	pq := &TypedPriorityQueue[T]{q: q, limiter: q.Adopt(limiter, nil)}
 	if config.MaxRetries > 0 {
 		pq.retries = newRetries(q.Queue, config.Name, config.MetricsProvider, config.MaxRetries, config.GiveUp)
@@ -125,12 +137,12 @@ func (q *TypedPriorityQueue[T]) AddRateLimited(item T) {
 // given up on, once the others are added.
 func (q *TypedPriorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
 	if q.retries == nil || !o.RateLimited {
-		q.q.AddWithOpts(o, q.limiter, items...)
+		q.q.AddWithOpts(actor.AddOpts(o), q.limiter, items...)
 		return
 	}
 	keep, gaveUp := q.retries.Count("AddWithOpts", items...)
 	if len(keep) > 0 {
-		q.q.AddWithOpts(o, q.limiter, keep...)
+		q.q.AddWithOpts(actor.AddOpts(o), q.limiter, keep...)
 	}
 	if gaveUp != nil {
 		q.retries.GiveUp(gaveUp, q.forgetFailures)
@@ -199,4 +211,4 @@ func (q *TypedPriorityQueue[T]) ShuttingDown() bool { return q.q.ShuttingDown() 
 
 // Snapshot returns the queue's counts at this instant. Dirty counts the items added again while
 // processed, which wait for Done.
-func (q *TypedPriorityQueue[T]) Snapshot() Snapshot { return q.q.Snapshot() }
+func (q *TypedPriorityQueue[T]) Snapshot() Snapshot { return Snapshot(q.q.Snapshot()) }

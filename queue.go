@@ -40,10 +40,21 @@ type Interface TypedInterface[any]
 type Clock = clock.Clock
 
 // Queue is the storage of the items waiting in a queue, for queues that need an order other
-// than first-in-first-out. Its methods are always called from one goroutine at a time. A queue
-// calls a custom Queue from its own goroutine and makes callers wait while it runs, so that a
-// panic in it reaches the caller.
-type Queue[T comparable] = queue.Storage[T]
+// than first-in-first-out: client-go's Queue interface. A queue calls its methods from one
+// goroutine at a time, its own, and only with items in a consistent state: Push with an item
+// it does not hold, Touch with an item it holds, Pop when Len is positive. It makes callers
+// wait while a custom Queue runs, so that a panic in it reaches the caller.
+type Queue[T comparable] interface {
+	// Touch is called when an item the storage holds is added again. A storage that orders by
+	// priority may use it to move the item; a FIFO ignores it.
+	Touch(item T)
+	// Push stores a new item.
+	Push(item T)
+	// Len returns the number of stored items.
+	Len() int
+	// Pop removes and returns the next item to hand out.
+	Pop() (item T)
+}
 
 // DefaultQueue returns the first-in-first-out storage that queues use by default.
 func DefaultQueue[T comparable]() Queue[T] { return new(queue.FIFO[T]) }
@@ -91,24 +102,32 @@ func NewTyped[T comparable]() *Typed[T] { return NewTypedWithConfig(TypedQueueCo
 // It panics, with a message that starts with "workqueue:", if MaxPerGroup is negative or set
 // without Group, or if Group and Queue are both set.
 func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
-	return newTyped(config, false)
+	t, _ := newTyped(config, false)
+	return t
 }
 
-// newTyped returns a new queue; a delaying one records the delayed-items gauge.
-func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) *Typed[T] {
+// newTyped returns a new queue; a delaying one records the delayed-items gauge, and comes with
+// its retries counter. Every metric is made before the queue's goroutine starts, so that a
+// provider that fails leaves nothing running.
+func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) (*Typed[T], metrics.CounterMetric) {
 	checkStorage("NewTypedWithConfig", config.Group, config.MaxPerGroup, config.Queue)
+	m := metrics.New[T](metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying})
+	var retries metrics.CounterMetric
+	if delaying { // after the queue's metrics, as client-go asks for them, and before the goroutine
+		retries = metrics.NewRetries(config.Name, config.MetricsProvider)
+	}
 	t := &Typed[T]{q: actor.New(actor.Config[T]{
 		Clock:       config.Clock,
 		Storage:     config.Queue,
 		Group:       config.Group,
 		MaxPerGroup: config.MaxPerGroup,
-		Metrics:     metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying},
+		Metrics:     m,
 		Delaying:    delaying,
 	})}
 	// Shut down once unreachable (see actor.Queue.Abandon). A delayed item may still be due for a
 	// getter waiting in Get, with no other reference to t: Get keeps t alive while it waits.
 	runtime.AddCleanup(t, (*actor.Queue[T]).Abandon, t.q)
-	return t
+	return t, retries
 }
 
 // New returns a new, unnamed queue of any.

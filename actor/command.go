@@ -1,6 +1,10 @@
 package actor
 
-import "time"
+import (
+	"time"
+
+	"github.com/actorqueue/workqueue/queue"
+)
 
 // op is the kind of a command.
 type op uint8
@@ -8,21 +12,19 @@ type op uint8
 const (
 	opAdd            op = iota // item
 	opAddBatch                 // items, in order (a priority queue: with the add options)
-	opAddAfter                 // item becomes due at at (a priority queue: after after)
+	opAddAfter                 // item becomes due at at
 	opAddRateLimited           // item, asked of lim at the instant at
 	opDue                      // what is due at at: posted by the owner itself
 	opForget                   // item, lim
 	opNumRequeues              // item, lim; answers n
-	opWant                     // a getter waits (a FIFO queue with a storage not read ahead)
-	opUnwant                   // a getter that waited has given up (a priority queue: reply)
-	opTaken                    // item, taken by a getter: apply the stamp now, answer its panic
-	opGiveBack                 // item, handed to a getter that panicked instead, waits again
+	opGet                      // answers an item, or shutdown; parks while none can go
+	opUnwant                   // the getter of reply has given up; answers it if it still waits
+	opTaken                    // item, taken from ready at at: its metrics start
 	opDone                     // item
 	opLen                      // answers n
 	opSnapshot                 // answers snapshot
 	opTrackDelayed             // a delaying queue wraps this one: record its delayed items
-	opGet                      // answers an item or shutdown (a FIFO queue: once shutting down)
-	opShutDown                 // drain, report; answers once shut down (and drained)
+	opShutDown                 // answers once shut down (and drained)
 	opDo                       // do: a call to a limiter the queue adopted, made elsewhere
 )
 
@@ -32,7 +34,7 @@ type command[T comparable] struct {
 	op    op
 	item  T
 	taken uint64        // the watermark of takes when the command was sent (see mailbox)
-	at    time.Duration // an instant, as the time since the queue's origin (see base.instantOf)
+	at    time.Duration // an instant, as the time since the queue's origin
 	lim   *Limiter[T]
 	reply chan result[T]
 	more  *details[T] // for the commands that need more, nil otherwise
@@ -48,7 +50,7 @@ type details[T comparable] struct {
 	after       time.Duration
 	priority    int
 	rateLimited bool
-	delays      []time.Duration // each item's delay, when the caller asked its limiter (see delaysOf)
+	delays      []time.Duration // each item's delay, when the caller asked its limiter
 
 	do func() // opDo
 }
@@ -66,16 +68,14 @@ type result[T any] struct {
 	item      T
 	n         int  // a count, or the priority of a priority queue's item
 	shutdown  bool // the queue is shut down: no item
-	cancelled bool // a priority queue's getter gave up before an item came
+	cancelled bool // a getter gave up before an item came
 	items     []T
-	snapshot  Snapshot
+	snapshot  queue.Snapshot
 	fault     any // a panic to raise in the caller
 }
 
-// handoff is an item on its way to a getter, with its reservation number. A handoff with a
-// fault carries a panic instead of an item.
+// handoff is a reserved item on its way to a getter, with its reservation number.
 type handoff[T any] struct {
-	item  T
-	seq   uint64
-	fault any
+	item T
+	seq  uint64
 }

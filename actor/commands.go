@@ -6,6 +6,7 @@ import (
 
 	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
+	"github.com/actorqueue/workqueue/queue"
 )
 
 // Add marks item as needing processing. After shutdown it does nothing. It panics, in the
@@ -35,40 +36,43 @@ func (q *Queue[T]) AddBatch(items ...T) {
 
 // AddAfter adds item once delay has passed on the queue's clock; a delay of zero or less adds
 // it at once. An item already waiting keeps the earlier of its two instants. After shutdown it
-// does nothing; otherwise it counts one retry on retries, when not nil.
+// does nothing; otherwise it counts one retry on retries, when not nil, once the item is on
+// its way: a counter that panics loses no item (client-go counts first, and drops the item).
 func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.CounterMetric) {
 	q.checkAdd("AddAfter", item)
 	if q.stopping.Load() {
 		return
 	}
+	if delay <= 0 {
+		q.post(command[T]{op: opAdd, item: item})
+	} else {
+		// The instant is read here, in the caller, so that a fake clock stepped right after the
+		// call measures the delay from the call, as in client-go.
+		q.post(command[T]{op: opAddAfter, item: item, at: q.since(q.clock.Now().Add(delay))})
+	}
 	if retries != nil {
 		retries.Inc()
 	}
-	if delay <= 0 {
-		q.post(command[T]{op: opAdd, item: item})
-		return
-	}
-	// The instant is read here, in the caller, so that a fake clock stepped right after the
-	// call measures the delay from the call, as in client-go.
-	q.post(command[T]{op: opAddAfter, item: item, at: q.since(q.clock.Now().Add(delay))})
 }
 
 // AddRateLimited adds item after the wait l decides. l is asked even after shutdown, as in
-// client-go, so the failure counts; the item itself is then dropped. Before shutdown, once l
-// has answered, it counts one retry on l's counter.
+// client-go, so the failure counts; the item itself is then dropped. Before shutdown it counts
+// one retry on l's counter, once the item is on its way (see AddAfter).
 //
-// The owner asks a limiter that is safe, when the queue counts no retries. Otherwise the
-// caller asks it (see Limiter: a call to a limiter this queue adopted is then handed to the
-// owner) and counts the retry itself, as client-go does, outside any lock: the counter is
-// foreign code, and one that looks at the queue, its Len say, must not wait for the owner
-// from inside it.
+// A limiter this queue adopted (see Limiter) is asked by the owner, at the instant of the call,
+// and the caller does not wait for it. Any other limiter is asked in the caller's goroutine,
+// as client-go asks it.
 func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T]) {
 	q.checkAdd("AddRateLimited", item)
-	if !l.safe.Load() || l.retries != nil {
+	if !l.safe.Load() {
 		q.AddAfter(item, limiter.WhenAt(l.limiter, item, q.clock.Now()), l.retries)
 		return
 	}
+	running := !q.stopping.Load()
 	q.post(command[T]{op: opAddRateLimited, item: item, at: q.since(q.clock.Now()), lim: l})
+	if running && l.retries != nil {
+		l.retries.Inc()
+	}
 }
 
 // Forget makes l forget item's failures.
@@ -98,16 +102,11 @@ func (q *Queue[T]) Done(item T) {
 }
 
 // Len returns the number of items waiting to be handed out.
-func (q *Queue[T]) Len() int {
-	if n, ok := q.mailbox.length(); ok {
-		return n // the owner sleeps: no need to wake it
-	}
-	return q.call(command[T]{op: opLen}).n
-}
+func (q *Queue[T]) Len() int { return q.call(command[T]{op: opLen}).n }
 
 // Snapshot returns the queue's counts at this instant, for debugging; it does not stop the
 // queue. It works after shutdown too.
-func (q *Queue[T]) Snapshot() Snapshot { return q.call(command[T]{op: opSnapshot}).snapshot }
+func (q *Queue[T]) Snapshot() queue.Snapshot { return q.call(command[T]{op: opSnapshot}).snapshot }
 
 // TrackDelayed makes a queue created without delays record, from now on, how many of its items
 // wait in the delay heap, when its metrics provider offers that gauge: for a delaying queue

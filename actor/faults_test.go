@@ -56,9 +56,9 @@ func (p quietProvider) NewDelayedMetric(string) metrics.SettableGaugeMetric {
 func TestACycleDoesNotAllocate(t *testing.T) {
 	for name, config := range map[string]Config[int]{
 		"plain":        {},
-		"with metrics": {Metrics: metrics.Config{Name: "q", Provider: quietProvider{}}},
+		"with metrics": {Metrics: metrics.New[int](metrics.Config{Name: "q", Provider: quietProvider{}})},
 	} {
-		if config.Metrics.Name != "" && raceEnabled {
+		if config.Metrics != nil && raceEnabled {
 			continue // its calls wait on reply channels from a sync.Pool, which the race detector thins
 		}
 		q := New(config)
@@ -89,8 +89,8 @@ func (f failOnce) Set(float64) {
 func TestADrainIsAnsweredOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var armed atomic.Bool
-		q := New(Config[string]{Delaying: true, Metrics: metrics.Config{Name: "q", Delayed: true,
-			Provider: quietProvider{delayed: failOnce{&armed}}}})
+		q := New(Config[string]{Delaying: true, Metrics: metrics.New[string](metrics.Config{Name: "q", Delayed: true,
+			Provider: quietProvider{delayed: failOnce{&armed}}})})
 		q.Add("x")
 		x, _ := q.Get()
 		q.AddAfter("y", time.Hour, nil)
@@ -118,7 +118,7 @@ const goexitChild = "ACTORQUEUE_GOEXIT_CHILD"
 // message that says what happened. It runs in a child process, which that ends.
 func TestAGoexitInTheOwnerNamesItsCause(t *testing.T) {
 	if os.Getenv(goexitChild) != "" {
-		q := New(Config[string]{Metrics: metrics.Config{Name: "q", Provider: quietProvider{adds: exitingAdds{}}}})
+		q := New(Config[string]{Metrics: metrics.New[string](metrics.Config{Name: "q", Provider: quietProvider{adds: exitingAdds{}}})})
 		q.Add("x") // never returns: the process ends
 		return
 	}

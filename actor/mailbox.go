@@ -20,12 +20,6 @@ import (
 // after the earlier one, before any take it did not see. Reading the watermark, which every
 // Get writes, outside the lock keeps the lock held only for the append.
 //
-// The mailbox orders shutdown with every other command, too. A shutdown command raises the
-// queue's stopping flag inside the critical section that appends it, so a caller who sees the
-// flag raised (ShuttingDown, or an Add that drops its item) and then puts a command puts it
-// after the shutdown: the owner cannot apply an AddRateLimited, say, as if the queue were
-// still running when ShuttingDown has already said it was not.
-//
 // Commands wait in a chain of segments. A segment, once full, is never copied: the next one
 // is linked after it, so a caller appending to a long backlog holds the lock for the append
 // alone, and a burst costs no growing copies. The owner collects the whole chain at once and
@@ -46,10 +40,8 @@ type mailbox[T comparable] struct {
 	head, tail *segment[T] // the commands put and not yet collected; nil when there are none
 	free       *segment[T] // emptied segments, linked by next, for the next commands
 	sleeping   bool        // the owner found the mailbox empty and waits on wake
-	rest       restRecord  // while the owner sleeps, what Len answers
 	wake       chan struct{}
 	taken      *atomic.Uint64 // the watermark of takes
-	stopping   *atomic.Bool   // the queue's flag that shutdown has begun
 }
 
 // segment is a run of commands, oldest first, and the segment that follows it.
@@ -65,12 +57,8 @@ const (
 	maxSegment   = 256
 )
 
-func newMailbox[T comparable](taken *atomic.Uint64, stopping *atomic.Bool) mailbox[T] {
-	return mailbox[T]{wake: make(chan struct{}, 1), taken: taken, stopping: stopping}
-}
-
 // put stamps c with the watermark of takes, appends it and, if the owner is marked asleep,
-// wakes it, reporting whether it did. A shutdown command raises stopping as it goes in.
+// wakes it, reporting whether it did.
 func (b *mailbox[T]) put(c command[T]) (woke bool) { return b.enqueue(c, true) }
 
 // postOwn is put for a command the owner posts to itself during its turn. The owner collects
@@ -78,17 +66,14 @@ func (b *mailbox[T]) put(c command[T]) (woke bool) { return b.enqueue(c, true) }
 // only wake it from that sleep to find nothing.
 func (b *mailbox[T]) postOwn(c command[T]) { b.enqueue(c, false) }
 
-// enqueue stamps and appends c. If the owner was marked asleep, it no longer is, the length
-// left for Len is void, and enqueue reports it, having sent the token on wake when send. The
+// enqueue stamps and appends c. If the owner was marked asleep, it no longer is, and enqueue
+// reports it, having sent the token on wake when send. The
 // token goes in under the lock, so that an owner that has woken (see wakeUp) finds every token
 // a put sent before it, and none comes after.
 func (b *mailbox[T]) enqueue(c command[T], send bool) (wasSleeping bool) {
 	c.taken = b.taken.Load()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if c.op == opShutDown {
-		b.stopping.Store(true)
-	}
 	t := b.tail
 	if t == nil || len(t.commands) == cap(t.commands) {
 		t = b.extend()
@@ -98,7 +83,6 @@ func (b *mailbox[T]) enqueue(c command[T], send bool) (wasSleeping bool) {
 		return false
 	}
 	b.sleeping = false
-	b.rest.void()
 	if send {
 		b.nudge()
 	}
@@ -127,22 +111,16 @@ func (b *mailbox[T]) extend() *segment[T] {
 	return s
 }
 
-// collect returns every pending command, as a chain of segments, oldest first; or nil after
-// marking the owner asleep: the owner must then wait on wake, and call wakeUp once woken.
-// Only the owner calls collect, wakeUp and recycle (after the handover, the caller holding the
-// handover lock).
-func (b *mailbox[T]) collect() *segment[T] { return b.collectOrRest(resting{}) }
 
 // wakeUp marks the owner awake, whatever woke it (a put, a nudge, its alarm), and returns
 // every pending command, or nil. It takes the token a put left, if the alarm woke the owner
 // first: this turn applies that put's command, and the token would only wake the owner from
 // its next sleep to find nothing. Taking a nudge's token is as safe: the turn ends with a
-// refill. Until the owner next sleeps, Len asks it.
+// refill.
 func (b *mailbox[T]) wakeUp() *segment[T] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.sleeping = false
-	b.rest.void()
 	select {
 	case <-b.wake:
 	default:
@@ -152,63 +130,21 @@ func (b *mailbox[T]) wakeUp() *segment[T] {
 	return chain
 }
 
-// collectOrRest is collect for an owner that has applied every command it collected: if it goes to
-// sleep, Len answers from r until the next put (see length).
-func (b *mailbox[T]) collectOrRest(r resting) *segment[T] {
+// collect returns every pending command, as a chain of segments, oldest first; or nil after
+// marking the owner asleep: the owner must then wait on wake, and call wakeUp once woken.
+// Only the owner calls collect, wakeUp and recycle (after the handover, the caller holding the
+// handover lock).
+func (b *mailbox[T]) collect() *segment[T] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.head == nil {
 		b.sleeping = true
-		b.rest.record(r)
 		b.keepLargest()
 		return nil
 	}
 	chain := b.head
 	b.head, b.tail = nil, nil
 	return chain
-}
-
-// resting is the length of a queue whose owner sleeps, as its rules left it.
-type resting struct {
-	known   bool   // Len may answer from it: no foreign code runs, no panic waits for a caller
-	length  int    // the queue's length, reserved items included
-	started uint64 // the last reservation started by then (see queue.State)
-}
-
-// restRecord keeps the resting length of a queue whose owner sleeps, for Len to read without
-// the mailbox lock, which every caller takes. It is a sequence lock whose writers are serialized
-// by that lock: epoch is odd while the fields hold a length valid since epoch last moved, and
-// even while there is nothing to read (the owner is awake, or its length unknown) or the owner
-// writes. The zero value has nothing to read. A put that wakes the owner voids it.
-type restRecord struct {
-	epoch   atomic.Uint64
-	length  atomic.Int64
-	started atomic.Uint64
-}
-
-// record publishes r, or voids the record if r is not known. The caller holds the mailbox lock.
-func (rr *restRecord) record(r resting) {
-	rr.void()
-	if !r.known {
-		return
-	}
-	rr.length.Store(int64(r.length))
-	rr.started.Store(r.started)
-	rr.epoch.Add(1)
-}
-
-// void marks the record as having nothing to read. The caller holds the mailbox lock.
-func (rr *restRecord) void() {
-	if rr.epoch.Load()%2 == 1 {
-		rr.epoch.Add(1)
-	}
-}
-
-// voidRest voids the length left for Len, until the owner next goes to sleep.
-func (b *mailbox[T]) voidRest() {
-	b.mu.Lock()
-	b.rest.void()
-	b.mu.Unlock()
 }
 
 // nudge makes the owner take a turn, though no command waits: it wakes the owner if it sleeps,
@@ -218,25 +154,6 @@ func (b *mailbox[T]) nudge() {
 	case b.wake <- struct{}{}:
 	default: // a token is already waiting
 	}
-}
-
-// length returns the queue's length, and true, while the owner sleeps with no command to
-// apply and knows its length; false otherwise. Every command put so far has then been
-// applied, and the only change since the owner went to sleep is the takes of getters, which
-// raise the watermark and no longer wait: the length is the rest's, less the reservations
-// taken since. The watermark is read between two reads of the same odd epoch, so no command
-// was put in the meantime: the answer is the length at the instant of that read.
-func (b *mailbox[T]) length() (int, bool) {
-	epoch := b.rest.epoch.Load()
-	if epoch%2 == 0 {
-		return 0, false
-	}
-	length, started := b.rest.length.Load(), b.rest.started.Load()
-	taken := b.taken.Load()
-	if b.rest.epoch.Load() != epoch {
-		return 0, false
-	}
-	return int(length) - int(taken-started), true
 }
 
 // keepLargest cuts the emptied segments down to the two largest, the larger first: the next

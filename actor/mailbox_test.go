@@ -7,7 +7,7 @@ import (
 
 // newTestMailbox returns a mailbox with no owner: the test collects and recycles by hand.
 func newTestMailbox() *mailbox[int] {
-	b := newMailbox[int](new(atomic.Uint64), new(atomic.Bool))
+	b := mailbox[int]{wake: make(chan struct{}, 1), taken: new(atomic.Uint64)}
 	return &b
 }
 
@@ -69,7 +69,7 @@ func TestMailboxReusesItsSegments(t *testing.T) {
 }
 
 func TestMailboxRecycleReleasesItems(t *testing.T) {
-	b := newMailbox[*int](new(atomic.Uint64), new(atomic.Bool))
+	b := mailbox[*int]{wake: make(chan struct{}, 1), taken: new(atomic.Uint64)}
 	for range 20 {
 		b.put(command[*int]{op: opAdd, item: new(int)})
 	}

@@ -1,13 +1,8 @@
 package actor
 
 import (
-	"context"
 	"slices"
 	"time"
-
-	"github.com/actorqueue/workqueue/clock"
-	"github.com/actorqueue/workqueue/metrics"
-	"github.com/actorqueue/workqueue/queue/priority"
 )
 
 // AddOpts are the options of an add to a priority queue, with the fields of
@@ -23,34 +18,10 @@ type AddOpts struct {
 }
 
 // PriorityQueue is a queue with the rules of controller-runtime's priority queue, run by one
-// owner goroutine (see package priority for the rules). Create it with [NewPriority]. Its
+// owner goroutine (see package queue/priority for the rules). Create it with [NewPriority]. Its
 // methods are safe for simultaneous use by multiple goroutines.
 type PriorityQueue[T comparable] struct {
 	*Queue[T]
-}
-
-// NewPriority starts a priority queue's owner goroutine on clock c (nil: the real clock), with
-// the metrics m, and returns the queue.
-func NewPriority[T comparable](c clock.Clock, m metrics.Config) *PriorityQueue[T] {
-	return NewGroupedPriority[T](c, m, nil, 0)
-}
-
-// NewGroupedPriority is NewPriority with the items in the groups group names (nil: no groups),
-// fair between groups within each priority, and at most maxPerGroup items of one group handed
-// out at once (0: no limit); see priority.NewGrouped. The group function is called in the
-// callers' goroutines before each add, where its panic is raised, and again in the owner (see
-// Queue.checkAdd).
-func NewGroupedPriority[T comparable](c clock.Clock, m metrics.Config, group func(T) string, maxPerGroup int) *PriorityQueue[T] {
-	m.Priority = true
-	q, b := newShell[T](c, m)
-	p := &prio[T]{base: b, state: priority.New[T]()}
-	if group != nil {
-		p.state = priority.NewGrouped(p.ownGroup(group), maxPerGroup)
-		q.group = group
-	}
-	q.m = p
-	q.start()
-	return &PriorityQueue[T]{q}
 }
 
 // AddWithOpts adds items in order, with the options o; l is the rate limiter asked when
@@ -115,42 +86,8 @@ func (q *PriorityQueue[T]) AddRateLimited(item T, l *Limiter[T]) {
 	q.AddWithOpts(AddOpts{RateLimited: true}, l, item)
 }
 
-// GetWithPriority blocks until an item can be handed out and returns it with its priority. Once
-// the queue is shutting down it returns shutdown == true at once, as controller-runtime's does:
-// items still ready are not handed out.
+// GetWithPriority is Get that also returns the item's priority.
 func (q *PriorityQueue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
-	r := q.call(command[T]{op: opGet})
-	return r.item, r.n, r.shutdown
-}
-
-// Get is GetWithPriority without the priority.
-func (q *PriorityQueue[T]) Get() (item T, shutdown bool) {
-	item, _, shutdown = q.GetWithPriority()
-	return item, shutdown
-}
-
-// GetWithContext is Get that gives up when ctx is done, returning ctx.Err(). A getter that gives
-// up withdraws its request, so no item is handed to it; when an item reached it as ctx ended,
-// it returns the item.
-func (q *PriorityQueue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, err error) {
-	if err := ctx.Err(); err != nil {
-		return item, false, err
-	}
-	reply := q.replies.Get().(chan result[T])
-	q.send(command[T]{op: opGet, reply: reply})
-	var r result[T]
-	select {
-	case r = <-reply:
-	case <-ctx.Done():
-		q.send(command[T]{op: opUnwant, reply: reply}) // answered "cancelled" if it still waits
-		r = <-reply
-	}
-	q.replies.Put(reply)
-	if r.fault != nil {
-		panic(r.fault)
-	}
-	if r.cancelled {
-		return item, false, ctx.Err()
-	}
-	return r.item, r.shutdown, nil
+	item, priority, shutdown, _ = q.wait(nil)
+	return item, priority, shutdown
 }

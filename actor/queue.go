@@ -9,62 +9,58 @@ import (
 	"github.com/actorqueue/workqueue/clock"
 	"github.com/actorqueue/workqueue/metrics"
 	"github.com/actorqueue/workqueue/queue"
+	"github.com/actorqueue/workqueue/queue/priority"
 )
 
 // readySize is how many reserved items may wait in ready for a getter. A busy owner that fills
-// ready sleeps until a getter empties it and nudges it back (see fifo.refill), so a larger ready
-// spares sleeps and wake-ups under load. It costs memory in every queue (a handoff of an int
-// item is 32 bytes), and an owner that sleeps less leaves Len to ask it more often: at 128, the
-// observers of the comparison's row 9 made nearly a third fewer calls.
+// ready sleeps until a getter empties it and nudges it back (see Queue.fill), so a larger
+// ready spares sleeps and wake-ups under load, at 32 bytes an int item in every queue.
 const readySize = 64
 
 // Config describes a queue. The zero value is a FIFO queue on the real clock without metrics.
 type Config[T comparable] struct {
 	// Clock is the queue's clock; nil means the real one.
 	Clock clock.Clock
-	// Storage holds the waiting items; nil means a FIFO. Any storage but a *queue.FIFO is
-	// foreign code: it is never read ahead (see the package documentation).
+	// Storage holds the waiting items; nil means a FIFO. Any storage but a *queue.FIFO is code of
+	// others: callers wait for each command, and no item is reserved before a getter asks.
 	Storage queue.Storage[T]
-	// Metrics chooses the queue metrics (the retries counter is the caller's to keep). A queue
-	// with metrics answers every command before the caller returns, so that the metrics are up
-	// to date when Add, Get or Done returns, as they are in client-go.
-	Metrics metrics.Config
-	// Forward, when set, receives every item that would be added, from the owner goroutine: the
-	// queue is then only a delay heap in front of another queue.
+	// Metrics records the queue's metrics; nil records none. Unless its provider allows them
+	// to trail (metrics.AsyncProvider), callers wait for each command, so that the metrics are
+	// current when Add, Get or Done returns, as in client-go.
+	Metrics *metrics.Queue[T]
+	// Forward, when set, receives every item that falls due, from the owner goroutine: the queue
+	// is then only a delay heap in front of another queue.
 	Forward func(T)
-	// Delaying says the queue serves AddAfter, as a delaying or rate-limiting queue (a queue with
-	// Forward always does). On an injected clock it then keeps client-go's heartbeat.
+	// Delaying says the queue serves AddAfter. On an injected clock it then keeps client-go's
+	// heartbeat (see timers).
 	Delaying bool
-	// Group, when set, names each item's group: the queue then keeps its items in a
-	// queue.Grouped, which serves the groups in turn, with at most MaxPerGroup items of one group
-	// in processing (0: no limit). Storage must be nil. The function is called in the callers'
-	// goroutines before each add, where its panic is raised, and again in the owner.
+	// Group, when set, names each item's group (see queue.Grouped), with at most MaxPerGroup
+	// items of one group in processing (0: no limit). Storage must be nil. It is called in the
+	// callers' goroutines before each add, where its panic is raised, and again in the owner.
 	Group       func(T) string
 	MaxPerGroup int
-	// StopWhen, when set, is asked whenever the owner wakes (for a command, a due item, or, on
-	// an injected clock, client-go's 10 s heartbeat) whether the queue should shut itself down,
-	// dropping its delayed items; it then does. It is called from the owner goroutine. A delay
-	// heap in front of a queue of another package stops with it so.
+	// StopWhen, when set, is asked whenever the owner wakes whether the queue should shut itself
+	// down, dropping its delayed items; it then does. It runs in the owner goroutine.
 	StopWhen func() bool
 }
 
-// Queue is a workqueue run by one owner goroutine. Create it with [New]. All its methods are
-// safe for simultaneous use by multiple goroutines, and none blocks after shutdown except
-// ShutDownWithDrain, which waits for processing to end as documented.
+// Queue is a workqueue run by one owner goroutine. Create it with [New] or [NewPriority]. All
+// its methods are safe for simultaneous use by multiple goroutines, and none blocks after
+// shutdown except ShutDownWithDrain, which waits for processing to end as documented.
 type Queue[T comparable] struct {
 	mailbox  mailbox[T]
-	ready    chan handoff[T]
-	closing  chan struct{} // closed when shutdown begins
-	handover chan struct{} // closed when the owner has given up the state
-	exited   chan struct{} // closed when the owner goroutine has returned
-	stopping atomic.Bool   // shutdown has begun
-	overflow atomic.Bool   // the owner holds items that ready had no room for (see fifo.refill)
-	served   atomic.Bool   // a delaying queue serves the delay heap: q itself, or one that joined
+	ready    chan handoff[T] // reading ahead: reserved items on their way to getters
+	closing  chan struct{}   // closed when shutdown begins
+	handover chan struct{}   // closed when the owner has given up the state
+	exited   chan struct{}   // closed when the owner goroutine has returned
+	stopping atomic.Bool     // shutdown has begun
+	overflow atomic.Bool     // reading ahead: items wait that ready had no room for (see fill)
+	served   atomic.Bool     // a delaying queue serves the delay heap: q itself, or one that joined
 
 	clock     clock.Clock    // never nil
-	origin    time.Time      // the instant commands count their instants from
-	alarmWith clock.Clock    // the clock for the owner's alarm; nil for the real one
-	waits     bool           // callers wait for every command: the owner runs foreign code
+	alarmWith clock.Clock    // the clock of the owner's alarm; nil for the real one
+	origin    time.Time      // commands carry their instants as the time since origin
+	waits     bool           // callers wait for every command: the owner runs code of others
 	timed     bool           // callers read the clock for the owner's metrics, which do not wait
 	checkKeys bool           // items may fail to hash: check them before they reach the owner
 	readAhead bool           // items go to ready before getters ask (the built-in FIFO)
@@ -73,8 +69,22 @@ type Queue[T comparable] struct {
 
 	replies sync.Pool     // chan result[T], buffer 1
 	tomb    sync.Mutex    // held by whoever applies commands after the handover
-	adopted []*Limiter[T] // the limiters q adopted, in whole or in part, until released (under tomb)
-	m       rules[T]
+	adopted []*Limiter[T] // the limiters q adopted, until released (under tomb)
+
+	// What the owner goroutine touches, and after the handover the caller holding tomb.
+	core     core[T]
+	fifo     *queue.Machine[T]    // the core of a FIFO queue; nil for a priority queue
+	prio     *priority.Machine[T] // the core of a priority queue; nil for a FIFO queue
+	metrics  *metrics.Queue[T]
+	meter    clock.Clock      // the metrics' clock: clock, or the real one (see NewPriority)
+	forward  func(T)          // see Config.Forward
+	stopWhen func() bool      // see Config.StopWhen
+	getters  []chan result[T] // getters waiting in the owner for an item, oldest first
+	drainers []chan result[T] // ShutDownWithDrain callers waiting for processing to end
+	stash    any              // a panic nobody waited for, for the next caller that waits
+	now      time.Time        // the turn's instant on clock, read once; zero until read
+	timers   timers
+	ahead    []T // room for the items prefetch reads ahead for
 
 	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it
 	// sits on a cache line of its own, away from the fields every caller reads.
@@ -83,44 +93,89 @@ type Queue[T comparable] struct {
 	_     [56]byte
 }
 
-// New starts a queue's owner goroutine and returns the queue.
+// New starts a FIFO queue's owner goroutine and returns the queue.
 func New[T comparable](c Config[T]) *Queue[T] {
 	q := newQueue(c)
 	q.start()
 	return q
 }
 
-// newQueue returns a queue with client-go's rules whose owner goroutine is not started.
+// newQueue returns a FIFO queue whose owner goroutine is not started.
 func newQueue[T comparable](c Config[T]) *Queue[T] {
 	_, builtin := c.Storage.(*queue.FIFO[T])
 	builtin = builtin || c.Storage == nil
-	q, b := newShell[T](c.Clock, c.Metrics)
+	q := newShell(c.Clock, c.Metrics)
 	q.waits = q.waits || !builtin
-	q.readAhead = builtin && c.Group == nil // turns are decided as getters ask, not ahead
-	q.group = c.Group
-	q.timed = builtin && b.metrics.Async()
-	q.ready = make(chan handoff[T], readySize)
+	q.timed = builtin && c.Metrics.Async()
+	q.readAhead = !q.waits && c.Group == nil // a grouped queue decides turns as getters ask
+	if q.readAhead {
+		q.ready = make(chan handoff[T], readySize)
+	}
+	storage := c.Storage
+	if c.Group != nil {
+		storage = queue.NewGrouped(q.ownGroup(c.Group), c.MaxPerGroup)
+		q.group = c.Group
+	}
+	q.fifo = queue.NewMachine(queue.MachineConfig[T]{
+		Storage: storage,
+		Origin:  q.origin,
+		Forward: c.Forward != nil,
+		Metrics: c.Metrics.Enabled(),
+	})
+	q.core, q.forward, q.stopWhen = q.fifo, c.Forward, c.StopWhen
+	if c.Clock != nil && c.Metrics.Enabled() { // client-go's ticks, on a test's clock
+		q.timers.always = true
+		q.timers.tickAt = q.timers.next(q.origin)
+	}
 	if c.Delaying || c.Forward != nil {
-		b.startHeartbeat()
+		q.startHeartbeat()
 		q.served.Store(true)
 	}
-	m := &fifo[T]{
-		base:      b,
-		forward:   c.Forward,
-		ready:     q.ready,
-		taken:     &q.taken,
-		overflow:  &q.overflow,
-		readAhead: q.readAhead,
-		timed:     q.timed,
-	}
-	m.state = queue.New(c.Storage)
+	return q
+}
+
+// NewPriority starts the owner goroutine of a queue with the rules of controller-runtime's
+// priority queue (see package queue/priority) and returns the queue. Of c it uses Clock,
+// Metrics (made with metrics.Config.Priority), Group and MaxPerGroup.
+//
+// Its metrics read the real clock whatever Clock is, as controller-runtime's do; on an injected
+// clock the unfinished-work ticks then have a real-clock alarm of their own.
+func NewPriority[T comparable](c Config[T]) *PriorityQueue[T] {
+	q := newShell(c.Clock, c.Metrics)
+	state := priority.New[T]()
 	if c.Group != nil {
-		m.state = queue.New[T](queue.NewGrouped(m.ownGroup(c.Group), c.MaxPerGroup))
+		state = priority.NewGrouped(q.ownGroup(c.Group), c.MaxPerGroup)
+		q.group = c.Group
 	}
-	q.m = m
-	if c.StopWhen != nil {
-		q.m = &watched[T]{rules: q.m, stop: c.StopWhen}
+	q.prio = priority.NewMachine(state, c.Metrics.Enabled())
+	q.core = q.prio
+	if c.Clock != nil {
+		q.meter, q.timers.apart = clock.Real{}, true
+		q.timers.from = q.meter.Now()
 	}
+	q.start()
+	return &PriorityQueue[T]{q}
+}
+
+// newShell returns a queue without its core.
+func newShell[T comparable](c clock.Clock, m *metrics.Queue[T]) *Queue[T] {
+	q := &Queue[T]{
+		closing:   make(chan struct{}),
+		handover:  make(chan struct{}),
+		exited:    make(chan struct{}),
+		clock:     clock.OrReal(c),
+		alarmWith: c,
+		waits:     m.Enabled() && !m.Async(),
+		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
+		bubbled:   inBubble(),
+		metrics:   m,
+	}
+	q.origin = q.clock.Now()
+	q.meter = q.clock
+	q.timers.from = q.origin
+	q.mailbox.wake = make(chan struct{}, 1)
+	q.mailbox.taken = &q.taken
+	q.replies.New = func() any { return make(chan result[T], 1) }
 	return q
 }
 
@@ -129,47 +184,13 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 // wraps, so it stays in the future.
 func (q *Queue[T]) since(t time.Time) time.Duration { return t.Sub(q.origin) }
 
-// newShell returns a queue without rules, and the base of its rules.
-//
-// The unfinished-work ticks follow the queue's metrics. On the real clock, a tick while nothing
-// is in processing would set the gauges to the zero they read already: only the wake-up would
-// show, so the ticks run only while items are in processing. An injected clock is a test's,
-// which can see its waiters and the gauges' Set calls, so there a FIFO queue's ticks keep
-// client-go's schedule: every unfinishedPeriod from creation until shutdown. A priority queue's
-// metrics read the real clock, as controller-runtime's do whatever the queue's delays wait on,
-// so on an injected clock its ticks wait on the real clock, beside the queue's alarm.
-func newShell[T comparable](c clock.Clock, m metrics.Config) (*Queue[T], base[T]) {
-	meters := metrics.New[T](m)
-	q := &Queue[T]{
-		closing:   make(chan struct{}),
-		handover:  make(chan struct{}),
-		exited:    make(chan struct{}),
-		clock:     clock.OrReal(c),
-		alarmWith: c,
-		waits:     meters.Enabled() && !meters.Async(),
-		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
-		bubbled:   inBubble(),
+// instantOf returns the instant at, given as the time since the queue's origin.
+func (q *Queue[T]) instantOf(at time.Duration) time.Time { return q.origin.Add(at) }
+
+// instant returns the current instant on the queue's clock, read at most once per turn.
+func (q *Queue[T]) instant() time.Time {
+	if q.now.IsZero() {
+		q.now = q.clock.Now()
 	}
-	q.origin = q.clock.Now()
-	q.mailbox = newMailbox[T](&q.taken, &q.stopping)
-	q.replies.New = func() any { return make(chan result[T], 1) }
-	b := base[T]{
-		clock:    q.clock,
-		metrics:  meters,
-		mailbox:  &q.mailbox,
-		closing:  q.closing,
-		stopping: &q.stopping,
-		created:  q.origin,
-		injected: c != nil,
-		meter:    q.clock,
-		tickFrom: q.origin,
-	}
-	switch {
-	case b.injected && m.Priority:
-		b.meter, b.ticksApart = clock.Real{}, true
-		b.tickFrom = b.meter.Now()
-	case b.injected && meters.Enabled():
-		b.tickAt = b.nextTick(b.created) // the ticks run always (see base.ticksAlways)
-	}
-	return q, b
+	return q.now
 }

@@ -20,9 +20,8 @@ import (
 func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newQueue(Config[int]{}) // the owner is not running: the test turns it by hand
-		rules := q.m.(*fifo[int])
-		rules.readAhead = false // keep every item in storage, in order
-		rules.waiting.Schedule(-1, q.since(time.Now()))
+		q.readAhead = false         // keep every item in storage, in order
+		q.fifo.AddAfter(-1, time.Now())
 		const flood = 1000
 		for i := range flood {
 			q.mailbox.put(command[int]{op: opAdd, item: i})
@@ -34,7 +33,7 @@ func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 		}
 		q.turn(&a, &alarm{})
 		var order []int
-		for item, _, ok := rules.state.Reserve(time.Time{}); ok; item, _, ok = rules.state.Reserve(time.Time{}) {
+		for item, _, ok := q.fifo.Reserve(time.Time{}); ok; item, _, ok = q.fifo.Reserve(time.Time{}) {
 			order = append(order, item)
 		}
 		require.Len(t, order, 2*flood+1)
@@ -182,9 +181,8 @@ func TestAPanicSparesTheCommandsAfterIt(t *testing.T) {
 		}
 		var a alarm
 		q.turn(&a, &alarm{})
-		rules := q.m.(*fifo[string])
-		assert.Equal(t, 3, rules.state.Len(), "a, b and c are queued")
-		assert.Equal(t, "push failed: bad", rules.stash, "the panic is kept for the next caller")
+		assert.Equal(t, 3, q.fifo.Len(), "a, b and c are queued")
+		assert.Equal(t, "push failed: bad", q.stash, "the panic is kept for the next caller")
 	})
 }
 
@@ -286,78 +284,8 @@ func TestTakeIsOrderedWithCommands(t *testing.T) {
 		assert.Equal(t, "web", <-got)
 		q.Done("web")
 		q.turn(&a, &alarm{})
-		state := q.m.(*fifo[string]).state
-		assert.Equal(t, 0, state.Len(), "the second Add merged with the first")
-		assert.Equal(t, 0, state.Processing())
-	})
-}
-
-// TestLenAnswersASleepingOwnerWithoutWakingIt: while the owner sleeps with nothing to apply,
-// Len is answered from what the owner left, less the items getters have taken since, without
-// a command. A command put since, or the handover, makes Len ask. (So does a panic waiting for
-// a caller: see TestAPanicOfStopWhenReachesTheNextCaller.)
-func TestLenAnswersASleepingOwnerWithoutWakingIt(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		clock := &gatedClock{steppedClock: steppedClock{now: time.Unix(0, 0)}}
-		q := newQueue(Config[string]{Clock: clock})
-		q.mailbox.put(command[string]{op: opAdd, item: "a"})
-		_, ok := q.mailbox.length()
-		assert.False(t, ok, "an owner that has not slept yet left nothing to read")
-		q.start()
-		q.Add("b")
-		q.Add("c")
-		synctest.Wait() // the owner sleeps; a, b and c wait in ready
-		n, ok := q.mailbox.length()
-		assert.True(t, ok, "a sleeping owner left its length")
-		assert.Equal(t, 3, n)
-
-		item, _ := q.Get() // raises the watermark, sends nothing
-		assert.Equal(t, "a", item)
-		n, ok = q.mailbox.length()
-		assert.True(t, ok, "a take wakes nobody")
-		assert.Equal(t, 2, n, "the take counts at once")
-		assert.Equal(t, 2, q.Len())
-
-		clock.shut() // the owner's turn for d waits on the clock, in refill: it cannot sleep again
-		q.mailbox.put(command[string]{op: opAdd, item: "d"})
-		_, ok = q.mailbox.length()
-		assert.False(t, ok, "with a command to apply, Len must ask")
-		clock.open()
-		assert.Equal(t, 3, q.Len())
-
-		q.ShutDown()
-		_, ok = q.mailbox.length()
-		assert.False(t, ok, "after the handover, callers apply their own commands")
-		item, _ = q.Get()
-		assert.Equal(t, "b", item)
-		assert.Equal(t, 2, q.Len(), "c and d wait, to be handed out after shutdown")
-	})
-}
-
-// TestLenAsksAnOwnerWokenByItsAlarm: the length the owner left as it went to sleep no longer
-// holds once its alarm has woken it: the items that fell due are added in the turns that
-// follow, and Len, asked meanwhile, must not answer from the old length.
-func TestLenAsksAnOwnerWokenByItsAlarm(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		clock := &hookedClock{steppedClock: steppedClock{now: time.Unix(0, 0)}}
-		q := New(Config[string]{Clock: clock})
-		defer q.ShutDown()
-		q.AddAfter("x", time.Second, nil)
-		synctest.Wait()
-		var looked, answered bool
-		var n int
-		// The alarm's turn reads the clock to see what is due; the next turn, which adds x,
-		// reads it to refill ready.
-		clock.onNow(func() {
-			clock.onNow(func() { looked = true; n, answered = q.mailbox.length() })
-		})
-		clock.step(time.Second)
-		synctest.Wait()
-		assert.True(t, looked, "the turn that adds x read the clock")
-		if answered {
-			assert.Equal(t, 1, n, "Len answered without the owner, once x was added")
-		}
-		assert.Equal(t, 1, q.Len())
+		assert.Equal(t, 0, q.fifo.Len(), "the second Add merged with the first")
+		assert.Equal(t, 0, q.fifo.Processing())
 	})
 }
 

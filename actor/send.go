@@ -1,5 +1,7 @@
 package actor
 
+import "time"
+
 // check panics in the caller's goroutine if item cannot be a map key.
 func (q *Queue[T]) check(method string, item T) {
 	if q.checkKeys {
@@ -24,10 +26,15 @@ func (q *Queue[T]) post(c command[T]) {
 // call sends c and waits for the answer, raising any panic the command caused.
 func (q *Queue[T]) call(c command[T]) result[T] {
 	r := q.ask(c)
+	throw(r)
+	return r
+}
+
+// throw raises the panic r carries for its caller, if any.
+func throw[T any](r result[T]) {
 	if r.fault != nil {
 		panic(r.fault)
 	}
-	return r
 }
 
 // ask sends c and waits for the answer, which may carry a panic for the caller to raise.
@@ -86,8 +93,8 @@ func (q *Queue[T]) settle(own []command[T]) {
 // drainMailbox applies every command in the mailbox, in a turn of its own: the first command
 // that needs the time reads the clock afresh.
 func (q *Queue[T]) drainMailbox() {
-	q.m.beginTurn()
+	q.now = time.Time{}
 	for chain := q.mailbox.collect(); chain != nil; chain = q.mailbox.collect() {
-		q.apply(chain)
+		q.applyChain(chain)
 	}
 }

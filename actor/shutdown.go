@@ -11,15 +11,17 @@ import (
 // ends any ShutDownWithDrain that is waiting, and returns once the owner goroutine has exited.
 // Calling it again does nothing.
 func (q *Queue[T]) ShutDown() {
-	q.call(command[T]{op: opShutDown})
+	r := q.shutDownAsk(command[T]{op: opShutDown})
 	<-q.exited
+	throw(r)
 }
 
 // ShutDownWithDrain is ShutDown that first waits until no item is being processed. It waits
 // forever if a worker never calls Done, unless ShutDown is called meanwhile.
 func (q *Queue[T]) ShutDownWithDrain() {
-	q.call(command[T]{op: opShutDown, more: &details[T]{drain: true}})
+	r := q.shutDownAsk(command[T]{op: opShutDown, more: &details[T]{drain: true}})
 	<-q.exited
+	throw(r)
 }
 
 // ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done: it then shuts
@@ -28,7 +30,7 @@ func (q *Queue[T]) ShutDownWithDrain() {
 // way it returns once the owner goroutine has exited.
 func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
 	reply := q.replies.Get().(chan result[T])
-	q.send(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
+	q.putShutDown(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
 	var drained, cut result[T]
 	select {
 	case drained = <-reply:
@@ -41,16 +43,81 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 	<-q.exited
 	// Either answer may carry a panic for this caller: one kept for the next caller rides on
 	// the first answer given, which is the drain's. Raise it now that the owner has gone.
-	for _, fault := range [...]any{drained.fault, cut.fault} {
-		if fault != nil {
-			panic(fault)
-		}
-	}
+	throw(drained)
+	throw(cut)
 	if len(cut.items) == 0 {
 		return nil, nil // the drain completed, before ctx ended or as it did
 	}
 	return cut.items, ctx.Err()
 }
+
+// shutDownAsk is ask for a shutdown command (see putShutDown).
+func (q *Queue[T]) shutDownAsk(c command[T]) result[T] {
+	reply := q.replies.Get().(chan result[T])
+	c.reply = reply
+	q.putShutDown(c)
+	r := <-reply
+	q.replies.Put(reply)
+	return r
+}
+
+// putShutDown sends a shutdown command, then raises the stopping flag: a caller that sees the
+// flag raised (ShuttingDown, or an Add that drops its item) and then sends a command sends it
+// after the shutdown, so the owner cannot apply an AddRateLimited, say, as if the queue were
+// still running when ShuttingDown has already said it was not.
+func (q *Queue[T]) putShutDown(c command[T]) {
+	q.send(c)
+	q.stopping.Store(true)
+}
+
+// shutDown applies a shutdown command: the core stops taking items, getters and drains are
+// answered as the rules say, and c's caller is answered now, or parked until processing ends
+// (a drain), or told what is still in processing (report).
+func (q *Queue[T]) shutDown(c *command[T]) (r result[T], parked bool) {
+	d := c.extra()
+	if d.report {
+		r.items = q.core.InProcessing()
+	}
+	if q.core.ShutDown() {
+		q.stopping.Store(true)
+		close(q.closing)
+		q.timers.stop()
+	}
+	if !d.drain {
+		q.releaseDrainers() // a plain shutdown ends every drain
+		return r, false
+	}
+	if q.idle() {
+		return r, false
+	}
+	q.drainers = append(q.drainers, c.reply)
+	return r, true
+}
+
+// idle reports whether no item is being processed, counting those that getters have taken
+// from ready beyond the takes the owner has applied. A take sends no command: the owner applies
+// it with the next command stamped after it (see mailbox), but the item is in a worker's hands
+// from the take on, so a drain that ended without it would return while the item is still
+// processed. This is what a worker looping from Done to Get does: its Done can reach the owner
+// after its next take, and client-go's drain, which looks at processing only once it has the
+// lock back, then waits for that item too. The watermark is read only when nothing else is in
+// processing.
+func (q *Queue[T]) idle() bool {
+	if q.core.Processing() > 0 {
+		return false
+	}
+	return !q.readAhead || q.taken.Load() <= q.fifo.Started()
+}
+
+func (q *Queue[T]) releaseDrainers() {
+	for _, reply := range q.drainers {
+		q.answer(reply, result[T]{})
+	}
+	q.drainers = nil
+}
+
+// finished reports whether the owner may leave: shutdown has begun and no drain waits.
+func (q *Queue[T]) finished() bool { return q.core.Closed() && len(q.drainers) == 0 }
 
 // Abandon shuts q down without waiting, for a queue that no caller can reach any more: the
 // root package calls it from a cleanup (runtime.AddCleanup) on the value its callers hold,
@@ -62,6 +129,7 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 func (q *Queue[T]) Abandon() {
 	if !q.bubbled && !q.stopping.Load() {
 		q.mailbox.put(command[T]{op: opShutDown})
+		q.stopping.Store(true)
 	}
 }
 

@@ -11,23 +11,23 @@ import (
 	"github.com/actorqueue/workqueue/limiter"
 )
 
-// TestShutdownIsOrderedWithWhatFollowsTheFlag: the stopping flag rises as the shutdown command
-// enters the mailbox, not before. A caller who sees ShuttingDown() == true and then calls
-// AddRateLimited with no wait is applied after the shutdown, so the item is dropped, as in
-// client-go. Were the flag raised before the command went in, the AddRateLimited could land
+// TestShutdownIsOrderedWithWhatFollowsTheFlag: the stopping flag rises once the shutdown
+// command is in the mailbox, not before. A caller who sees ShuttingDown() == true and then
+// calls AddRateLimited with no wait is applied after the shutdown, so the item is dropped, as
+// in client-go. Were the flag raised before the command went in, the AddRateLimited could land
 // ahead of it and the item be queued after ShuttingDown said it would not be.
 func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 	q := newQueue(Config[string]{}) // the owner is not running: the test turns it by hand
 	noWait := q.Adopt(NewLimiter("test", limiter.RateLimiter[string](limiter.NewExponential[string](0, 0))), nil)
 	assert.False(t, q.ShuttingDown())
 
-	q.mailbox.put(command[string]{op: opShutDown}) // ShutDown's command, without waiting for the answer
+	q.putShutDown(command[string]{op: opShutDown}) // ShutDown's command, without waiting for the answer
 	assert.True(t, q.ShuttingDown(), "the flag is up once the command is in")
 	q.AddRateLimited("b", noWait)
 
 	var a alarm
 	q.turn(&a, &alarm{})
-	assert.Equal(t, 0, q.m.(*fifo[string]).state.Len(), "b was added after the shutdown")
+	assert.Equal(t, 0, q.fifo.Len(), "b was added after the shutdown")
 	assert.Equal(t, 1, noWait.numRequeues("b"), "the failure still counts")
 }
 

@@ -12,7 +12,8 @@ import (
 
 // The tests here count the owner's turns, through StopWhen, which the owner asks once at the
 // end of every turn, to show that nothing leaves a wake token behind: a token the owner did
-// not need wakes it from its next sleep for an empty turn.
+// not need wakes it from its next sleep for an empty turn. They read the count before calling
+// Len, whose command takes a turn of its own.
 
 // newCounted starts a queue on a hookedClock whose turns n counts, and shuts it down when the
 // test ends.
@@ -59,8 +60,8 @@ func TestAPutDuringAnAlarmTurnLeavesNoWakeBehind(t *testing.T) {
 		clock.onNow(func() { q.Add("y") }) // the alarm turn reads the clock to see what is due
 		clock.step(time.Second)
 		synctest.Wait()
-		assert.Equal(t, 2, q.Len(), "x fell due, y was added")
 		assert.Equal(t, int32(2), turns.Load(), "turns: the alarm's, then y's and x's")
+		assert.Equal(t, 2, q.Len(), "x fell due, y was added")
 	})
 }
 
@@ -84,8 +85,8 @@ func TestAPutRacingTheAlarmLeavesNoWakeBehind(t *testing.T) {
 			clock.step(time.Second)
 			q.Add("y")
 			synctest.Wait()
-			assert.Equal(t, 2, q.Len(), "x fell due, y was added")
 			assert.Equal(t, int32(2), turns.Load(), "turns: the alarm's, then x's and y's")
+			assert.Equal(t, 2, q.Len(), "x fell due, y was added")
 		})
 	}
 }
@@ -107,8 +108,8 @@ func TestAPutDuringANudgeTurnLeavesNoWakeBehind(t *testing.T) {
 			q.Get()
 		}
 		synctest.Wait()
-		assert.Equal(t, 8+1, q.Len(), "the 8 items left, and -1")
 		assert.Equal(t, int32(2), turns.Load(), "turns: the nudge's, then -1's")
+		assert.Equal(t, 8+1, q.Len(), "the 8 items left, and -1")
 	})
 }
 
@@ -126,8 +127,8 @@ func TestATakeDuringARefillThatFitsDoesNotNudge(t *testing.T) {
 		q.Add("y")
 		synctest.Wait()
 		assert.Equal(t, "x", got)
-		assert.Equal(t, 1, q.Len(), "y waits")
 		assert.Equal(t, int32(1), turns.Load(), "turns: y's")
+		assert.Equal(t, 1, q.Len(), "y waits")
 	})
 }
 

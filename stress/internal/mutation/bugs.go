@@ -38,8 +38,8 @@ var Bugs = []Bug{
 	{
 		Name:   "early-drain",
 		Breaks: "ShutDownWithDrain returns without waiting for processing",
-		File:   "actor/rules.go",
-		Edits:  []Edit{{"if !busy {", "if !busy || true {"}},
+		File:   "actor/shutdown.go",
+		Edits:  []Edit{{"if q.idle() {", "if q.idle() || true {"}},
 	},
 	{
 		Name:   "early-delay",
@@ -70,23 +70,22 @@ var Bugs = []Bug{
 		Edits:  []Edit{{"q.mailbox.nudge()", ""}},
 	},
 	{
-		Name:   "async-lost-add",
-		Breaks: "with asynchronous metrics, an add whose metric panics is lost",
-		File:   "actor/fifo.go",
-		// The add tells the metrics first, as a synchronous queue does for the caller waiting.
-		Edits: []Edit{{"m.addFirst(item, at) // nobody waits for the panic", "m.hearAdd(item, at); m.state.Add(item)"}},
+		Name:   "get-panic-keeps-item",
+		Breaks: "a Get whose metric panics leaves its item in processing, with nobody to call Done",
+		File:   "actor/handout.go",
+		Edits:  []Edit{{"q.core.GiveBack(item, priority)", ""}},
 	},
 	{
 		Name:   "async-owner-time",
 		Breaks: "with asynchronous metrics, adds and Dones are timed when the owner records them, not at the call",
-		File:   "actor/fifo.go",
-		Edits:  []Edit{{"return m.instantOf(c.at)", "return time.Time{}"}},
+		File:   "actor/apply.go",
+		Edits:  []Edit{{"return q.instantOf(c.at)", "return time.Time{}"}},
 	},
 	{
 		Name:   "groups-ignored",
 		Breaks: "a grouped FIFO queue puts every item in one group: no turns, one limit for all",
 		File:   "actor/queue.go",
-		Edits:  []Edit{{"queue.NewGrouped(m.ownGroup(c.Group), c.MaxPerGroup)", "queue.NewGrouped(func(T) string { return \"\" }, c.MaxPerGroup)"}},
+		Edits:  []Edit{{"queue.NewGrouped(q.ownGroup(c.Group), c.MaxPerGroup)", "queue.NewGrouped(func(T) string { return \"\" }, c.MaxPerGroup)"}},
 	},
 	{
 		Name:   "prio-groups-ignored",
@@ -109,8 +108,8 @@ var Bugs = []Bug{
 	{
 		Name:   "shutdown-holds",
 		Breaks: "a FIFO queue shutting down keeps holding items of a group at its limit, which Get never returns",
-		File:   "actor/fifo.go",
-		Edits:  []Edit{{"m.state.LiftLimits() // getters are served from now on without waiting for Dones", ""}},
+		File:   "queue/machine.go",
+		Edits:  []Edit{{"m.state.LiftLimits()", ""}},
 	},
 	{
 		Name:   "giveup-off-by-one",

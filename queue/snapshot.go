@@ -1,9 +1,9 @@
-package actor
+package queue
 
 import "time"
 
-// Snapshot is a queue's state at one instant, for debugging and dashboards. Taking one does
-// not stop the queue: it is one command among the others.
+// Snapshot is a queue's counts at one instant, as a core reports them. The root package's
+// Snapshot has the same fields, so a Snapshot converts to it.
 type Snapshot struct {
 	// Queued counts the items waiting to be handed out: what Len returns.
 	Queued int
@@ -15,10 +15,7 @@ type Snapshot struct {
 	// Delayed counts the items added with a delay that has not passed yet.
 	Delayed int
 	// OldestInFlight is how long the item processed for the longest time has been in
-	// processing; zero when none is. It is measured from when the owner put the item on its way
-	// to the workers, which is when a waiting worker takes it; when every worker was busy, the
-	// time it then waited for one is counted too, so a stuck worker never looks younger than it
-	// is.
+	// processing; zero when none is.
 	OldestInFlight time.Duration
 	// ShuttingDown reports whether shutdown has begun.
 	ShuttingDown bool

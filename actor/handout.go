@@ -1,0 +1,137 @@
+package actor
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// refill hands items out at the end of a turn: into ready when reading ahead, otherwise to the
+// getters that wait in the owner, oldest first. Once the queue is shutting down and nothing
+// more can go, the getters still waiting are told so.
+func (q *Queue[T]) refill() {
+	if q.readAhead {
+		q.fill()
+		return
+	}
+	for len(q.getters) > 0 {
+		r, ok := q.handOut()
+		if !ok {
+			break
+		}
+		q.answer(q.getters[0], r)
+		q.getters = slices.Delete(q.getters, 0, 1)
+	}
+	if q.core.Closed() {
+		for _, getter := range q.getters {
+			q.answer(getter, result[T]{shutdown: true})
+		}
+		q.getters = q.getters[:0]
+	}
+}
+
+// handOut hands out the next item as the answer to one getter; ok is false when none can go.
+// A getter that must raise a panic instead (of the storage, or of the metrics as its item
+// starts, or one kept for the next caller that waits) gets the panic, and no item: a Get that
+// panics hands out nothing, so that no item is left in processing with nobody to call Done.
+func (q *Queue[T]) handOut() (r result[T], ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, ok = result[T]{fault: p}, true
+		}
+	}()
+	item, priority, ok := q.core.HandOut(q.instant())
+	if !ok {
+		return r, false
+	}
+	return q.started(item, priority), true
+}
+
+// started is the answer to the getter of item, of priority, just started: the item, or a panic
+// of its metrics (or one kept), the item then going back to the queue.
+func (q *Queue[T]) started(item T, priority int) result[T] {
+	fault := q.record(time.Time{})
+	if fault == nil {
+		fault, q.stash = q.stash, nil
+	}
+	if fault == nil {
+		return result[T]{item: item, n: priority}
+	}
+	q.core.GiveBack(item, priority)
+	if len(q.drainers) > 0 && q.idle() {
+		q.releaseDrainers()
+	}
+	q.keep(q.record(time.Time{}))
+	return result[T]{fault: fault}
+}
+
+// getNow answers a getter of a queue shutting down at once: a FIFO queue's getters receive the
+// items still waiting, then shutdown == true; a priority queue's, shutdown == true. Reading
+// ahead, the items already in ready come first, as they are the oldest.
+func (q *Queue[T]) getNow() result[T] {
+	if q.readAhead {
+		select {
+		case h := <-q.ready:
+			raiseTo(&q.taken, h.seq) // for the commands still to be stamped
+			q.fifo.Take(h.seq)
+			q.fifo.Took(h.item)
+			return q.started(h.item, 0)
+		default:
+		}
+		// Every reservation has left ready: each is in the hands of a getter whose take is on
+		// its way. Take them all before counting the queue empty, so that no later command
+		// counts one of them as waiting.
+		last := q.fifo.LastReservation()
+		raiseTo(&q.taken, last)
+		q.fifo.Take(last)
+	}
+	if r, ok := q.handOut(); ok {
+		return r
+	}
+	return result[T]{shutdown: true}
+}
+
+// fill puts reserved items in ready, as many as it has room for.
+//
+// Takes tell the owner nothing, so an owner asleep with ready full and more items waiting would
+// not know when getters have emptied it. fill therefore says in overflow whether items wait
+// that ready had no room for, and the getter whose take empties ready nudges the owner into a
+// turn, which fills it again (see take). Neither may miss the other: the owner writes overflow
+// and then reads the watermark of takes; a getter raises the watermark and then reads overflow.
+// All four are atomic operations, which Go's memory model orders in one sequence, so if the
+// getter's read misses the owner's write, the owner's read comes after the getter's raise: the
+// room it computes counts that take, and the turn fills what it emptied. overflow is raised
+// only when the items waiting may not fit even in that room.
+func (q *Queue[T]) fill() {
+	if q.core.Closed() {
+		setIfChanged(&q.overflow, false)
+		return
+	}
+	if q.fifo.Unreserved() > q.room() {
+		setIfChanged(&q.overflow, true)
+	}
+	for n := min(q.room(), q.fifo.Unreserved()); n > 0; n-- {
+		item, seq, ok := q.fifo.Reserve(q.instant())
+		if !ok {
+			break
+		}
+		q.ready <- handoff[T]{item: item, seq: seq}
+	}
+	setIfChanged(&q.overflow, q.fifo.Unreserved() > 0)
+}
+
+// room returns how many more items ready has room for, at least: every reservation went to
+// ready, and every one up to the watermark has left it (getters receive them in order), so at
+// most the reservations after the watermark are still there.
+func (q *Queue[T]) room() int {
+	return cap(q.ready) - int(q.fifo.LastReservation()-q.taken.Load())
+}
+
+// setIfChanged stores v in b unless b holds it already: getters read overflow, so the owner
+// writes it only when it changes, and not at all while its queue keeps no more than ready
+// holds.
+func setIfChanged(b *atomic.Bool, v bool) {
+	if b.Load() != v {
+		b.Store(v)
+	}
+}

@@ -1,0 +1,54 @@
+package metrics
+
+import "time"
+
+// Kind is what a metric [Event] records.
+type Kind uint8
+
+const (
+	// KindAdded: Item, of Priority, became pending (client-go counts an add).
+	KindAdded Kind = iota + 1
+	// KindStarted: Item, of Priority, was handed out to a worker.
+	KindStarted
+	// KindReturned: Item, of Priority, handed out, went back to the queue unprocessed.
+	KindReturned
+	// KindFinished: the processing of Item ended.
+	KindFinished
+	// KindReprioritized: a pending item moved from priority From to Priority.
+	KindReprioritized
+	// KindRetried: an item was added with a delay to a priority queue.
+	KindRetried
+	// KindDelayed: N items wait in the delay heap.
+	KindDelayed
+)
+
+// Event is one change a queue's core reports for its metrics. The cores (packages queue and
+// queue/priority) return events rather than record them: they run no foreign code of their
+// own, and their shell records each event, at an instant of its choosing, with [Queue.Record].
+type Event[T comparable] struct {
+	Kind     Kind
+	Item     T
+	Priority int
+	From     int // KindReprioritized only
+	N        int // KindDelayed only
+}
+
+// Record records e at the instant now. It does nothing on a nil Queue.
+func (m *Queue[T]) Record(e Event[T], now time.Time) {
+	switch e.Kind {
+	case KindAdded:
+		m.Added(e.Item, e.Priority, now)
+	case KindStarted:
+		m.Started(e.Item, e.Priority, now)
+	case KindReturned:
+		m.Returned(e.Item, e.Priority, now)
+	case KindFinished:
+		m.Finished(e.Item, now)
+	case KindReprioritized:
+		m.Reprioritized(e.From, e.Priority)
+	case KindRetried:
+		m.Retried()
+	case KindDelayed:
+		m.SetDelayed(e.N)
+	}
+}

@@ -1,0 +1,253 @@
+package queue
+
+import (
+	"time"
+
+	"github.com/actorqueue/workqueue/delay"
+	"github.com/actorqueue/workqueue/metrics"
+)
+
+// Machine is a queue with client-go's rules, as a state machine: the [State] of its items, the
+// delay heap of its AddAfter, and its shutdown. It is what a queue's owner goroutine runs (see
+// package actor), and it runs nothing but that: no goroutines, no channels, no locks, no
+// clock. Every instant is an argument, and what the owner must do about a step is returned,
+// not done: the metric events to record ([Machine.Events]), the items a delay heap in front of
+// another queue must pass on ([Machine.Forwarded]), whether delayed items fall due
+// ([Machine.Advance]) and when next ([Machine.NextDue]).
+//
+// The only code of others a Machine runs is a custom [Storage] and a group function (see
+// [Grouped]). If the storage panics, the step it was part of has changed nothing, but for the
+// items of a batch added before it (see [State.Add]). The group function must not panic: the
+// owner hands in one that recovers.
+//
+// A Machine is not safe for concurrent use. Create it with [NewMachine].
+type Machine[T comparable] struct {
+	state      *State[T]
+	delays     delay.Heap[T]
+	origin     time.Time // the delays' instants count from it
+	forward    bool      // a delay heap in front of another queue: due items are forwarded
+	record     bool      // metric events are wanted
+	closed     bool      // shutting down
+	duePending bool      // Advance reported items due, and Due has not been applied yet
+	delayed    int       // the delay heap's size as last reported
+	events     []metrics.Event[T]
+	forwarded  []T
+}
+
+// MachineConfig configures a [Machine]. The zero value is a FIFO with no metric events.
+type MachineConfig[T comparable] struct {
+	// Storage holds the waiting items; nil means a [FIFO].
+	Storage Storage[T]
+	// Origin is the instant the delays count from: any instant before the first AddAfter.
+	Origin time.Time
+	// Forward makes the machine only a delay heap in front of another queue: items that fall
+	// due are returned by Forwarded instead of being added.
+	Forward bool
+	// Metrics asks for metric events (see [Machine.Events]).
+	Metrics bool
+}
+
+// NewMachine returns an empty machine configured by c.
+func NewMachine[T comparable](c MachineConfig[T]) *Machine[T] {
+	return &Machine[T]{state: New(c.Storage), origin: c.Origin, forward: c.Forward, record: c.Metrics}
+}
+
+// Add marks item as needing processing. After [Machine.ShutDown] it does nothing.
+func (m *Machine[T]) Add(item T) {
+	switch {
+	case m.closed:
+	case m.forward:
+		m.forwarded = append(m.forwarded, item)
+	case m.state.Add(item) && m.record:
+		m.emit(metrics.Event[T]{Kind: metrics.KindAdded, Item: item})
+	}
+}
+
+// AddAfter adds item once the instant at has come (see [Machine.Due]); an item already delayed
+// keeps the earlier of its instants. After ShutDown it does nothing.
+func (m *Machine[T]) AddAfter(item T, at time.Time) {
+	if m.closed {
+		return
+	}
+	m.delays.Schedule(item, at.Sub(m.origin))
+	m.noteDelayed()
+}
+
+// Advance reports whether delayed items are due at now, and not already reported: the owner
+// must then apply Due(now), in order with the commands it applies (a queue posts it to its own
+// mailbox). The owner calls it at the end of each turn.
+func (m *Machine[T]) Advance(now time.Time) bool {
+	at, ok := m.delays.Next()
+	if !ok || m.duePending || at > now.Sub(m.origin) {
+		return false
+	}
+	m.duePending = true
+	return true
+}
+
+// NextDue returns the instant the owner must wake at to call Advance, and false when no
+// delayed item waits or Advance has reported them already.
+func (m *Machine[T]) NextDue() (time.Time, bool) {
+	at, ok := m.delays.Next()
+	if !ok || m.duePending {
+		return time.Time{}, false
+	}
+	return m.origin.Add(at), true
+}
+
+// Due adds every delayed item whose instant is not after now, earliest first.
+func (m *Machine[T]) Due(now time.Time) {
+	m.duePending = false
+	at := now.Sub(m.origin)
+	for item, ok := m.delays.PopDue(at); ok; item, ok = m.delays.PopDue(at) {
+		m.Add(item)
+	}
+	m.noteDelayed()
+}
+
+// Reserve puts the next item on its way to a getter, as of now: the first of the two steps
+// of a get (see [State.Reserve]). ok is false when none can go.
+func (m *Machine[T]) Reserve(now time.Time) (item T, seq uint64, ok bool) {
+	return m.state.Reserve(now)
+}
+
+// Take starts every reservation up to upTo: the second step, once the getters have taken them.
+func (m *Machine[T]) Take(upTo uint64) {
+	for _, ok := m.state.TakeNext(upTo); ok; _, ok = m.state.TakeNext(upTo) {
+	}
+}
+
+// Took reports that a getter took item: its metrics start (Take said only that it did).
+func (m *Machine[T]) Took(item T) {
+	if m.record {
+		m.emit(metrics.Event[T]{Kind: metrics.KindStarted, Item: item})
+	}
+}
+
+// HandOut reserves the next item and starts it at once: a get in one step, for a getter that
+// waits. It also hands out after ShutDown, until no item waits. ok is false when none can go.
+func (m *Machine[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
+	item, seq, ok := m.state.Reserve(now)
+	if !ok {
+		return item, 0, false
+	}
+	m.Take(seq)
+	m.Took(item)
+	return item, 0, true
+}
+
+// GiveBack ends the processing of item, handed out to a getter that could not take it, as
+// though it had never been handed out: it waits again, at the back.
+func (m *Machine[T]) GiveBack(item T, priority int) {
+	m.state.Add(item) // being processed: now marked to go back into storage on Done
+	if m.state.Done(item) && m.record {
+		m.emit(metrics.Event[T]{Kind: metrics.KindReturned, Item: item})
+	}
+}
+
+// Done ends the processing of item and reports whether it was being processed. An item added
+// again during its processing waits again.
+func (m *Machine[T]) Done(item T) bool {
+	done := m.state.Done(item)
+	if done && m.record {
+		m.emit(metrics.Event[T]{Kind: metrics.KindFinished, Item: item})
+	}
+	return done
+}
+
+// ShutDown makes the machine ignore new items and drop its delayed ones, and lifts the limit
+// of a grouped storage so that every waiting item can be handed out. It reports whether the
+// shutdown began now.
+func (m *Machine[T]) ShutDown() bool {
+	if m.closed {
+		return false
+	}
+	m.closed = true
+	m.delays.Clear()
+	m.state.LiftLimits()
+	m.noteDelayed()
+	return true
+}
+
+// Closed reports whether ShutDown has been called.
+func (m *Machine[T]) Closed() bool { return m.closed }
+
+// Events returns the metric events of the steps since the last call, oldest first, and forgets
+// them; none unless [MachineConfig.Metrics] asked for them. The slice is the machine's buffer,
+// good until the next step: the owner records the events, then clears them, so that the
+// buffer holds no item.
+func (m *Machine[T]) Events() []metrics.Event[T] {
+	e := m.events
+	m.events = m.events[:0]
+	return e
+}
+
+// Forwarded returns the items that fell due since the last call, in a machine that forwards
+// them (see [MachineConfig.Forward]), and forgets them. Like Events, the slice is the
+// machine's buffer, good until the next step, and the owner clears it once used.
+func (m *Machine[T]) Forwarded() []T {
+	f := m.forwarded
+	m.forwarded = m.forwarded[:0]
+	return f
+}
+
+// Len returns the number of items waiting to be handed out, reserved ones included.
+func (m *Machine[T]) Len() int { return m.state.Len() }
+
+// Processing returns the number of items handed out and not yet done.
+func (m *Machine[T]) Processing() int { return m.state.Processing() }
+
+// InProcessing returns the items handed out and not yet done, in no particular order.
+func (m *Machine[T]) InProcessing() []T { return m.state.InProcessing() }
+
+// Delayed returns the number of items in the delay heap.
+func (m *Machine[T]) Delayed() int { return m.delays.Len() }
+
+// LastReservation returns the number of the latest reservation, zero before the first.
+func (m *Machine[T]) LastReservation() uint64 { return m.state.LastReservation() }
+
+// Started returns the number of the latest reservation taken: reservations up to it are in
+// processing (or done), those after it still wait for their getters.
+func (m *Machine[T]) Started() uint64 {
+	return m.state.LastReservation() - uint64(m.state.Reservations())
+}
+
+// Unreserved returns how many waiting items no reservation holds.
+func (m *Machine[T]) Unreserved() int { return m.state.Len() - m.state.Reservations() }
+
+// Prefetch reads ahead the memory that adding items will touch, once the waiting items have
+// outgrown the cache: call it with the items of a run of adds before making them.
+func (m *Machine[T]) Prefetch(items []T) {
+	if m.state.Outgrown() {
+		m.state.Prefetch(items)
+	}
+}
+
+// Outgrown reports whether the waiting items have outgrown the cache, so that Prefetch pays.
+func (m *Machine[T]) Outgrown() bool { return m.state.Outgrown() }
+
+// Snapshot returns the machine's counts at now.
+func (m *Machine[T]) Snapshot(now time.Time) Snapshot {
+	s := Snapshot{
+		Queued:       m.state.Len(),
+		Processing:   m.state.Processing(),
+		Dirty:        m.state.Requeued(),
+		Delayed:      m.delays.Len(),
+		ShuttingDown: m.closed,
+	}
+	if since, ok := m.state.OldestSince(); ok {
+		s.OldestInFlight = now.Sub(since)
+	}
+	return s
+}
+
+// emit records a metric event for the owner.
+func (m *Machine[T]) emit(e metrics.Event[T]) { m.events = append(m.events, e) }
+
+// noteDelayed reports the delay heap's size, when it changed.
+func (m *Machine[T]) noteDelayed() {
+	if n := m.delays.Len(); m.record && n != m.delayed {
+		m.delayed = n
+		m.emit(metrics.Event[T]{Kind: metrics.KindDelayed, N: n})
+	}
+}
