@@ -3,7 +3,6 @@ package workqueue
 import (
 	"time"
 
-	"github.com/actorqueue/workqueue/actor"
 	"github.com/actorqueue/workqueue/metrics"
 )
 
@@ -94,7 +93,7 @@ func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConf
 			return &delayingQueue[T]{Typed: inner, retries: metrics.NewRetries(config.Name, config.MetricsProvider)}
 		}
 	}
-	return actor.NewDelayer[T](config.Queue, config.Clock, metrics.NewRetries(config.Name, config.MetricsProvider))
+	return newForeignDelaying[T](config.Queue, config.Clock, metrics.NewRetries(config.Name, config.MetricsProvider))
 }
 
 // TypedNewDelayingQueue returns a new, unnamed delaying queue.

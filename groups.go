@@ -1,10 +1,5 @@
 package workqueue
 
-import (
-	"github.com/actorqueue/workqueue/actor"
-	"github.com/actorqueue/workqueue/metrics"
-)
-
 // checkStorage panics, with a message naming constructor, on invalid group options (see
 // checkGroups) or a custom storage custom set with a group function: a grouped queue keeps its
 // own storage.
@@ -35,30 +30,4 @@ func checkRetries[T comparable](constructor string, maxRetries int, giveUp func(
 	case maxRetries == 0 && giveUp != nil:
 		panic("workqueue: " + constructor + ": GiveUp is set without MaxRetries, so it would never be called")
 	}
-}
-
-// newRetries returns the maximum of rate-limited requeues of a queue named name (with the
-// metrics provider provider) run by q (nil for a queue of another package).
-func newRetries[T comparable](q *actor.Queue[T], name string, provider MetricsProvider, maxRetries int, giveUp func(T, int)) *actor.Retries[T] {
-	return actor.NewRetries(q, maxRetries, giveUp, metrics.NewGivenUp(name, provider))
-}
-
-// retrierWithMax is a rate-limiting queue around a delaying queue of another package, with a
-// maximum of retries.
-type retrierWithMax[T comparable] struct {
-	*actor.Retrier[T]
-	retries *actor.Retries[T]
-}
-
-// AddRateLimited adds item after the wait the rate limiter decides, or gives up on it.
-func (q *retrierWithMax[T]) AddRateLimited(item T) {
-	if q.retries.Allow(item, q.Retrier.Forget) {
-		q.Retrier.AddRateLimited(item)
-	}
-}
-
-// Forget makes the rate limiter stop tracking item, and resets its count of retries.
-func (q *retrierWithMax[T]) Forget(item T) {
-	q.Retrier.Forget(item)
-	q.retries.Forget(item)
 }

@@ -80,7 +80,6 @@ type TypedPriorityQueueConfig[T comparable] struct {
 type TypedPriorityQueue[T comparable] struct {
 	q       *actor.PriorityQueue[T]
 	limiter *actor.Limiter[T]
-	retries *actor.Retries[T] // nil: no maximum
 }
 
 var (
@@ -98,18 +97,19 @@ func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *Ty
 	if rl == nil {
 		rl = NewTypedItemExponentialFailureRateLimiter[T](5*time.Millisecond, 1000*time.Second)
 	}
-	limiter := actor.NewLimiter("NewTypedPriorityQueue", rl) // before the queue starts
+	// Every metric before the queue starts, so that a provider that fails leaves nothing running.
 	m := metrics.New[T](metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Priority: true})
+	retries := actor.Retries[T]{Max: config.MaxRetries, GiveUp: config.GiveUp}
+	if config.MaxRetries > 0 {
+		retries.GivenUp = metrics.NewGivenUp(config.Name, config.MetricsProvider)
+	}
 	q := actor.NewPriority(actor.Config[T]{
 		Clock:       config.Clock,
 		Metrics:     m,
 		Group:       config.Group,
 		MaxPerGroup: config.MaxPerGroup,
 	})
-	pq := &TypedPriorityQueue[T]{q: q, limiter: q.Adopt(limiter, nil)}
-	if config.MaxRetries > 0 {
-		pq.retries = newRetries(q.Queue, config.Name, config.MetricsProvider, config.MaxRetries, config.GiveUp)
-	}
+	pq := &TypedPriorityQueue[T]{q: q, limiter: q.Adopt("NewTypedPriorityQueue", rl, retries)}
 	runtime.AddCleanup(pq, (*actor.PriorityQueue[T]).Abandon, q) // see actor.Queue.Abandon
 	return pq
 }
@@ -125,43 +125,20 @@ func (q *TypedPriorityQueue[T]) AddAfter(item T, duration time.Duration) {
 
 // AddRateLimited adds item after the wait the rate limiter decides. With a maximum of retries,
 // it gives up on an item that has reached it instead.
-func (q *TypedPriorityQueue[T]) AddRateLimited(item T) {
-	if q.retries != nil && !q.retries.Allow(item, q.forgetFailures) {
-		return
-	}
-	q.q.AddRateLimited(item, q.limiter)
-}
+func (q *TypedPriorityQueue[T]) AddRateLimited(item T) { q.q.AddRateLimited(item, q.limiter) }
 
 // AddWithOpts adds items with the options o (see TypedPriorityInterface). With a maximum of
 // retries and o.RateLimited, each item counts a retry, and the items that reach the maximum are
 // given up on, once the others are added.
 func (q *TypedPriorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
-	if q.retries == nil || !o.RateLimited {
-		q.q.AddWithOpts(actor.AddOpts(o), q.limiter, items...)
-		return
-	}
-	keep, gaveUp := q.retries.Count("AddWithOpts", items...)
-	if len(keep) > 0 {
-		q.q.AddWithOpts(actor.AddOpts(o), q.limiter, keep...)
-	}
-	if gaveUp != nil {
-		q.retries.GiveUp(gaveUp, q.forgetFailures)
-	}
+	q.q.AddWithOpts(actor.AddOpts(o), q.limiter, items...)
 }
-
-// forgetFailures makes the rate limiter forget item, which the queue gave up on.
-func (q *TypedPriorityQueue[T]) forgetFailures(item T) { q.q.Forget(item, q.limiter) }
 
 // AddBatch adds items at once, ready now, at priority zero: AddWithOpts with no options.
 func (q *TypedPriorityQueue[T]) AddBatch(items ...T) { q.q.AddBatch(items...) }
 
 // Forget makes the rate limiter stop tracking item, and resets its count of retries.
-func (q *TypedPriorityQueue[T]) Forget(item T) {
-	q.q.Forget(item, q.limiter)
-	if q.retries != nil {
-		q.retries.Forget(item)
-	}
-}
+func (q *TypedPriorityQueue[T]) Forget(item T) { q.q.Forget(item, q.limiter) }
 
 // NumRequeues returns how many failures the rate limiter counts for item.
 func (q *TypedPriorityQueue[T]) NumRequeues(item T) int { return q.q.NumRequeues(item, q.limiter) }

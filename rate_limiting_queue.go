@@ -1,6 +1,10 @@
 package workqueue
 
-import "github.com/actorqueue/workqueue/actor"
+import (
+	"github.com/actorqueue/workqueue/actor"
+	"github.com/actorqueue/workqueue/limiter"
+	"github.com/actorqueue/workqueue/metrics"
+)
 
 // TypedRateLimitingInterface is a TypedDelayingInterface that retries items after the waits a
 // rate limiter decides.
@@ -59,30 +63,16 @@ type RateLimitingQueueConfig = TypedRateLimitingQueueConfig[any]
 type rateLimitingQueue[T comparable] struct {
 	*delayingQueue[T]
 	limiter *actor.Limiter[T]
-	retries *actor.Retries[T] // nil: no maximum
 }
 
 // AddRateLimited adds item after the wait the rate limiter decides for it. The limiter is asked
 // even after shutdown, so that the failure counts, as in client-go. With a maximum of retries,
 // it gives up on an item that has reached it instead.
-func (q *rateLimitingQueue[T]) AddRateLimited(item T) {
-	if q.retries != nil && !q.retries.Allow(item, q.forgetFailures) {
-		return
-	}
-	q.q.AddRateLimited(item, q.limiter)
-}
+func (q *rateLimitingQueue[T]) AddRateLimited(item T) { q.q.AddRateLimited(item, q.limiter) }
 
 // Forget makes the rate limiter stop tracking item, and resets its count of retries. It does
 // not replace Done.
-func (q *rateLimitingQueue[T]) Forget(item T) {
-	q.q.Forget(item, q.limiter)
-	if q.retries != nil {
-		q.retries.Forget(item)
-	}
-}
-
-// forgetFailures makes the rate limiter forget item, which the queue gave up on.
-func (q *rateLimitingQueue[T]) forgetFailures(item T) { q.q.Forget(item, q.limiter) }
+func (q *rateLimitingQueue[T]) Forget(item T) { q.q.Forget(item, q.limiter) }
 
 // NumRequeues returns how many failures the rate limiter counts for item.
 func (q *rateLimitingQueue[T]) NumRequeues(item T) int { return q.q.NumRequeues(item, q.limiter) }
@@ -92,7 +82,7 @@ func (q *rateLimitingQueue[T]) NumRequeues(item T) int { return q.q.NumRequeues(
 // client-go: the queue then works as a delaying queue, and AddRateLimited, Forget and
 // NumRequeues panic in the caller, with a runtime.Error that says so.
 func NewTypedRateLimitingQueue[T comparable](rateLimiter TypedRateLimiter[T]) TypedRateLimitingInterface[T] {
-	return NewTypedRateLimitingQueueWithConfig(rateLimiter, TypedRateLimitingQueueConfig[T]{})
+	return newRateLimiting("NewTypedRateLimitingQueue", rateLimiter, TypedRateLimitingQueueConfig[T]{})
 }
 
 // NewTypedRateLimitingQueueWithConfig returns a new rate-limiting queue configured by config.
@@ -102,14 +92,22 @@ func NewTypedRateLimitingQueue[T comparable](rateLimiter TypedRateLimiter[T]) Ty
 // MaxRetries negative, MaxPerGroup without Group, GiveUp without MaxRetries, or Group or
 // MaxPerGroup with DelayingQueue.
 func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimiter[T], config TypedRateLimitingQueueConfig[T]) TypedRateLimitingInterface[T] {
-	const constructor = "NewTypedRateLimitingQueueWithConfig"
+	return newRateLimiting("NewTypedRateLimitingQueueWithConfig", rateLimiter, config)
+}
+
+// newRateLimiting is NewTypedRateLimitingQueueWithConfig called as constructor, which its
+// panics and a nil limiter's name.
+func newRateLimiting[T comparable](constructor string, rateLimiter TypedRateLimiter[T], config TypedRateLimitingQueueConfig[T]) TypedRateLimitingInterface[T] {
 	checkGroups(constructor, config.Group, config.MaxPerGroup)
 	checkRetries(constructor, config.MaxRetries, config.GiveUp)
 	if config.DelayingQueue != nil && (config.Group != nil || config.MaxPerGroup != 0) {
 		panic("workqueue: " + constructor + ": Group and MaxPerGroup apply to the queue it makes, " +
 			"not to config.DelayingQueue: set them on that queue's config")
 	}
-	limiter := actor.NewLimiter(constructor, rateLimiter) // before any queue starts
+	retries := actor.Retries[T]{Max: config.MaxRetries, GiveUp: config.GiveUp}
+	if config.MaxRetries > 0 { // before any queue starts, so that a provider that fails leaves none
+		retries.GivenUp = metrics.NewGivenUp(config.Name, config.MetricsProvider)
+	}
 	var dq *delayingQueue[T]
 	switch inner := config.DelayingQueue.(type) {
 	case nil:
@@ -125,17 +123,14 @@ func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimi
 	case *rateLimitingQueue[T]:
 		dq = inner.delayingQueue
 	default:
-		r := actor.NewRetrier[T](config.DelayingQueue, limiter)
-		if config.MaxRetries == 0 {
-			return r
+		if limiter.IsNil(rateLimiter) {
+			rateLimiter = limiter.Missing[T](constructor)
 		}
-		return &retrierWithMax[T]{Retrier: r, retries: newRetries(nil, config.Name, config.MetricsProvider, config.MaxRetries, config.GiveUp)}
+		return &foreignRateLimiting[T]{TypedDelayingInterface: config.DelayingQueue, limiter: rateLimiter,
+			retries: retries, counts: make(map[T]int)}
 	}
-	q := &rateLimitingQueue[T]{delayingQueue: dq, limiter: dq.q.Adopt(limiter, dq.retries)}
-	if config.MaxRetries > 0 {
-		q.retries = newRetries(dq.q, config.Name, config.MetricsProvider, config.MaxRetries, config.GiveUp)
-	}
-	return q
+	retries.Counter = dq.retries
+	return &rateLimitingQueue[T]{delayingQueue: dq, limiter: dq.q.Adopt(constructor, rateLimiter, retries)}
 }
 
 // NewRateLimitingQueue returns a new, unnamed rate-limiting queue of any.

@@ -60,12 +60,21 @@ func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
 	case opAdd:
 		q.core.Add(c.item)
 	case opAddBatch:
-		q.addBatch(c)
+		r.items = q.addBatch(c)
 	case opAddAfter:
 		q.core.AddAfter(c.item, q.instantOf(c.at))
 	case opAddRateLimited:
+		if r.n = q.count(c.item, c.lim); r.n > 0 {
+			q.forgetGiven(c.lim, c.item)
+			break // given up on: the caller hears of it
+		}
 		// Asked even after shutdown, as client-go does: the failure still counts.
-		d := c.lim.whenAt(c.item, q.instantOf(c.at))
+		var d time.Duration
+		if c.more != nil {
+			d = c.more.delays[0] // asked by the caller
+		} else {
+			d = c.lim.whenAt(c.item, q.instantOf(c.at))
+		}
 		if d <= 0 {
 			q.core.Add(c.item)
 		} else {
@@ -76,8 +85,11 @@ func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
 		if q.forward != nil {
 			q.forwardDue()
 		}
-	case opForget:
-		c.lim.forget(c.item)
+	case opForget: // lim nil: the caller made the limiter forget, the count remains
+		if c.lim != nil {
+			c.lim.forget(c.item)
+		}
+		delete(q.counts, c.item)
 	case opNumRequeues:
 		r.n = c.lim.numRequeues(c.item)
 	case opDo:
@@ -115,22 +127,39 @@ func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
 }
 
 // addBatch adds the items of c in order: plainly to a FIFO queue, with their options to a
-// priority queue. controller-runtime drops an add once shutdown has begun, without asking its
-// limiter, and adds every item it has asked the limiter about: so does the owner. An add
-// whose caller asked its limiter (d.delays) is applied even if shutdown began since.
-func (q *Queue[T]) addBatch(c *command[T]) {
+// priority queue, and returns the items given up on (see Retries.Max), which a rate-limited
+// add counts first, even after shutdown. controller-runtime drops an add once shutdown has
+// begun, without asking its limiter, and adds every item it has asked the limiter about: so
+// does the owner. An add whose caller asked its limiter (d.delays) is applied even if
+// shutdown began since.
+func (q *Queue[T]) addBatch(c *command[T]) (gaveUp []T) {
 	d := c.more
 	if q.prio == nil {
 		for _, item := range d.items {
 			q.core.Add(item)
 		}
-		return
+		return nil
+	}
+	var skip []int // the indexes of the items given up on
+	if d.rateLimited || d.delays != nil {
+		for i, item := range d.items {
+			if q.count(item, c.lim) > 0 {
+				gaveUp, skip = append(gaveUp, item), append(skip, i)
+			}
+		}
+	}
+	if len(gaveUp) > 0 {
+		defer q.forgetGiven(c.lim, gaveUp...) // once the others are added
 	}
 	if q.prio.Closed() && d.delays == nil {
-		return
+		return gaveUp
 	}
 	now := q.instantOf(c.at)
 	for i, item := range d.items {
+		if len(skip) > 0 && skip[0] == i {
+			skip = skip[1:]
+			continue
+		}
 		after := d.after
 		switch {
 		case d.delays != nil:
@@ -144,6 +173,7 @@ func (q *Queue[T]) addBatch(c *command[T]) {
 		}
 		q.prio.AddWithOpts(item, d.priority, readyAt)
 	}
+	return gaveUp
 }
 
 // forwardDue passes the items that fell due to the queue in front of which q is a delay heap.

@@ -57,32 +57,48 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 
 // AddRateLimited adds item after the wait l decides. l is asked even after shutdown, as in
 // client-go, so the failure counts; the item itself is then dropped. Before shutdown it counts
-// one retry on l's counter, once the item is on its way (see AddAfter).
+// one retry on l's counter, once the item is on its way (see AddAfter). With a maximum of
+// retries (see Retries.Max), it waits for the owner to count the requeue, and gives up on an
+// item past the maximum instead of adding it.
 //
-// A limiter this queue adopted (see Limiter) is asked by the owner, at the instant of the call,
-// and the caller does not wait for it. Any other limiter is asked in the caller's goroutine,
-// as client-go asks it.
+// A limiter this queue adopted (see Limiter) is asked by the owner, at the instant of the call.
+// Any other is asked in the caller's goroutine, as client-go asks it, before anything is
+// counted: a limiter that panics uses up no retry.
 func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T]) {
 	q.checkAdd("AddRateLimited", item)
+	now := q.clock.Now()
+	c := command[T]{op: opAddRateLimited, item: item, at: q.since(now), lim: l}
 	if !l.safe.Load() {
-		q.AddAfter(item, limiter.WhenAt(l.limiter, item, q.clock.Now()), l.retries)
-		return
+		d := limiter.WhenAt(l.limiter, item, now)
+		if l.retries.Max == 0 {
+			q.AddAfter(item, d, l.retries.Counter)
+			return
+		}
+		c.more = &details[T]{delays: []time.Duration{d}}
 	}
 	running := !q.stopping.Load()
-	q.post(command[T]{op: opAddRateLimited, item: item, at: q.since(q.clock.Now()), lim: l})
-	if running && l.retries != nil {
-		l.retries.Inc()
+	if l.retries.Max == 0 {
+		q.post(c)
+	} else if attempts := q.call(c).n; attempts > 0 {
+		q.giveUp(l, attempts, item)
+		return
+	}
+	if running && l.retries.Counter != nil {
+		l.retries.Counter.Inc()
 	}
 }
 
-// Forget makes l forget item's failures.
+// Forget makes l forget item's failures, and drops its count of retries.
 func (q *Queue[T]) Forget(item T, l *Limiter[T]) {
 	q.check("Forget", item)
-	if !l.safe.Load() {
-		l.forget(item)
+	if l.safe.Load() {
+		q.post(command[T]{op: opForget, item: item, lim: l})
 		return
 	}
-	q.post(command[T]{op: opForget, item: item, lim: l})
+	l.forget(item)
+	if l.retries.Max > 0 {
+		q.post(command[T]{op: opForget, item: item})
+	}
 }
 
 // NumRequeues returns the failures l counts for item.

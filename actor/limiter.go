@@ -8,76 +8,53 @@ import (
 	"github.com/actorqueue/workqueue/metrics"
 )
 
-// Limiter is a rate limiter as a queue uses it, with the retries counter of the queue that asks
-// it.
+// Limiter is a rate limiter as a queue uses it, with what the queue counts of the retries it
+// asks for. Get one with [Queue.Adopt].
 //
-// A limiter of package limiter is safe: it cannot panic, and the queue it is passed to adopts
-// it (see Queue.Adopt), so that the queue's owner calls it directly from its own goroutine, and
-// calls made to it elsewhere are handed to that owner. Any other limiter runs foreign code,
-// which may block, panic or call back into the queue; every queue calls it in the caller's
-// goroutine (a FIFO queue as client-go does), so that none of that can stop the owner, and
-// callers may call it at the same time, as client-go's do. So does a queue whose limiter
-// another queue adopted first: the limiter hands such calls to that queue's owner.
-//
-// A queue releases the limiters it adopted when its owner hands the state over at shutdown
-// (see limiter.Release): from then on it calls them as callers call any other limiter, and the
-// limiters keep no reference to the queue.
+// A limiter of package limiter cannot panic, and the queue it is passed to adopts it, unless
+// another queue has already: the queue's owner then calls it directly from its own goroutine,
+// and calls made to it elsewhere are handed to that owner (see limiter.Adopt). Any other
+// limiter is code of others, which may block, panic or call back into the queue: every queue
+// calls it in the caller's goroutine, as client-go does. A queue releases its limiter when its
+// owner hands the state over at shutdown; the queue then calls it as it calls any other.
 type Limiter[T comparable] struct {
 	limiter limiter.RateLimiter[T]
-	safe    atomic.Bool           // adopted: the owner calls it, through adopted
-	adopted limiter.Adopted[T]    // for the owner's calls, while safe
-	retries metrics.CounterMetric // counts an AddRateLimited before shutdown; nil for none
+	safe    atomic.Bool        // adopted: the owner calls it, through adopted
+	adopted limiter.Adopted[T] // for the owner's calls, while safe
+	retries Retries[T]
 }
 
-// NewLimiter prepares l for use by a queue, which adopts it with [Queue.Adopt]. A nil l is
-// accepted, as client-go's queues accept it: the queue works without rate limiting, and asking
-// the limiter panics in the caller (see absent); constructor names the function given nil.
-func NewLimiter[T comparable](constructor string, l limiter.RateLimiter[T]) *Limiter[T] {
+// Retries is what a queue counts of the rate-limited requeues through one limiter. Its zero
+// value counts nothing and gives up on nothing.
+type Retries[T comparable] struct {
+	// Counter counts each AddRateLimited before shutdown: client-go's retries metric.
+	Counter metrics.CounterMetric
+	// Max is the most rate-limited requeues of an item since its last Forget; the next one
+	// gives up on it. Zero means no maximum.
+	Max int
+	// GiveUp hears of each item given up on, with its attempts (Max+1), in the goroutine of
+	// the call that gave up; GivenUp counts them. Either may be nil.
+	GiveUp  func(item T, attempts int)
+	GivenUp metrics.CounterMetric
+}
+
+// Adopt returns the Limiter through which q asks l, with the retries r. A nil l is accepted,
+// as client-go's queues accept it: the queue works without rate limiting, and asking the
+// limiter panics in the caller with a message naming constructor (see limiter.Missing). Adopt
+// before q's owner first asks the limiter.
+func (q *Queue[T]) Adopt(constructor string, l limiter.RateLimiter[T], r Retries[T]) *Limiter[T] {
 	if limiter.IsNil(l) {
-		l = absent[T]{constructor}
+		l = limiter.Missing[T](constructor)
 	}
-	return &Limiter[T]{limiter: l}
-}
-
-// absent stands for the nil rate limiter a queue was built with. client-go's queue calls the
-// nil limiter in AddRateLimited, Forget and NumRequeues, and fails there, in the caller, with a
-// nil-pointer dereference. absent fails at the same calls, with a runtime.Error that says what
-// is wrong. It is not a limiter of package limiter, so no queue adopts it: it is called in the
-// caller's goroutine, and the owner's never sees the panic.
-type absent[T comparable] struct{ constructor string }
-
-func (a absent[T]) When(T) time.Duration { panic(a.missing("AddRateLimited")) }
-func (a absent[T]) Forget(T)             { panic(a.missing("Forget")) }
-func (a absent[T]) NumRequeues(T) int    { panic(a.missing("NumRequeues")) }
-
-func (a absent[T]) missing(method string) noLimiter {
-	return noLimiter("workqueue: " + method + ": the queue has no rate limiter: " +
-		a.constructor + " was given nil")
-}
-
-// noLimiter is the panic of a call that needs the rate limiter of a queue built without one.
-type noLimiter string
-
-func (e noLimiter) Error() string { return string(e) }
-
-// RuntimeError marks noLimiter as a runtime.Error, as client-go's nil-pointer dereference is.
-func (noLimiter) RuntimeError() {}
-
-// Adopt returns the Limiter through which q asks l's limiter, counting retries on retries when
-// not nil. q adopts a limiter of package limiter that no other queue has adopted (see
-// limiter.Adopt), and its owner then asks it directly; it asks any other limiter in its
-// callers' goroutines. Adopt before q's owner first asks the limiter.
-func (q *Queue[T]) Adopt(l *Limiter[T], retries metrics.CounterMetric) *Limiter[T] {
-	own := &Limiter[T]{limiter: l.limiter, retries: retries}
+	own := &Limiter[T]{limiter: l, retries: r}
 	q.tomb.Lock()
 	defer q.tomb.Unlock()
 	select {
-	case <-q.handover: // shut down already: nothing to release it
+	case <-q.handover: // shut down already: nothing would release it
 		return own
 	default:
 	}
-	a, ok := limiter.Adopt(l.limiter, q)
-	if ok {
+	if a, ok := limiter.Adopt(l, q); ok {
 		own.adopted = a
 		own.safe.Store(true)
 	}
@@ -105,17 +82,6 @@ func (q *Queue[T]) Do(f func()) {
 	q.call(command[T]{op: opDo, more: &details[T]{do: f}})
 }
 
-// DoLater runs f in q's owner goroutine, in order with the commands sent before and after it,
-// without waiting for it: for work on state the owner keeps that no caller needs an answer
-// from. A panic of f is kept for the next caller that waits. Once q has shut down, f runs in
-// the caller.
-func (q *Queue[T]) DoLater(f func()) {
-	q.send(command[T]{op: opDo, more: &details[T]{do: f}})
-}
-
-// RateLimiter returns the limiter l was made from.
-func (l *Limiter[T]) RateLimiter() limiter.RateLimiter[T] { return l.limiter }
-
 // whenAt asks the limiter how long item should wait, at the instant now.
 func (l *Limiter[T]) whenAt(item T, now time.Time) time.Duration {
 	if l.safe.Load() {
@@ -139,4 +105,71 @@ func (l *Limiter[T]) numRequeues(item T) int {
 		return l.adopted.NumRequeues(item)
 	}
 	return l.limiter.NumRequeues(item)
+}
+
+// count counts, in the owner, one rate-limited requeue of item through l, and returns zero if
+// the item may be requeued, or its attempts if the queue gives up on it, having dropped its
+// count. The owner then makes the limiter forget it, if the owner calls the limiter (see
+// forgetGiven), once the items added with it are.
+func (q *Queue[T]) count(item T, l *Limiter[T]) (gaveUp int) {
+	if l.retries.Max == 0 {
+		return 0
+	}
+	n := q.counts[item] + 1
+	if n <= l.retries.Max {
+		if q.counts == nil {
+			q.counts = make(map[T]int)
+		}
+		q.counts[item] = n
+		return 0
+	}
+	delete(q.counts, item)
+	return n
+}
+
+// forgetGiven makes l forget the items the owner gave up on, if the owner calls l; the caller
+// that hears of them makes any other limiter forget them (see giveUp).
+func (q *Queue[T]) forgetGiven(l *Limiter[T], items ...T) {
+	if l.safe.Load() {
+		for _, item := range items {
+			l.forget(item)
+		}
+	}
+}
+
+// Abandon gives up on items, each after attempts: forget makes the rate limiter forget it, the
+// given-up counter counts it, and the give-up function hears of it, in the caller's goroutine.
+// If the function panics, the items after it are still given up, and the first panic is
+// raised once all are.
+func (r Retries[T]) Abandon(forget func(T), attempts int, items ...T) {
+	var fault any
+	for _, item := range items {
+		forget(item)
+		if r.GivenUp != nil {
+			r.GivenUp.Inc()
+		}
+		if r.GiveUp != nil {
+			func() {
+				defer func() {
+					if p := recover(); p != nil && fault == nil {
+						fault = p
+					}
+				}()
+				r.GiveUp(item, attempts)
+			}()
+		}
+	}
+	if fault != nil {
+		panic(fault)
+	}
+}
+
+// giveUp gives up on items of l, each after attempts (see Retries.Abandon), once the owner
+// has counted them: a limiter the owner does not call forgets each here.
+func (q *Queue[T]) giveUp(l *Limiter[T], attempts int, items ...T) {
+	l.retries.Abandon(func(item T) {
+		if !l.safe.Load() {
+			l.forget(item)
+		}
+	}, attempts, items...)
 }

@@ -111,7 +111,6 @@ func (b *mailbox[T]) extend() *segment[T] {
 	return s
 }
 
-
 // wakeUp marks the owner awake, whatever woke it (a put, a nudge, its alarm), and returns
 // every pending command, or nil. It takes the token a put left, if the alarm woke the owner
 // first: this turn applies that put's command, and the token would only wake the owner from

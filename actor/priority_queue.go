@@ -35,11 +35,17 @@ type PriorityQueue[T comparable] struct {
 // at the shutdown. There it asks under the lock that Len takes, so a Len called once ShutDown
 // has returned waits for the add; here Len may answer before the items are added, and count
 // them after.
+//
+// With a maximum of retries (see Retries.Max) and o.RateLimited, each item counts a requeue,
+// even after shutdown; the caller waits for the owner to count them, and gives up on the items
+// past the maximum, once the others are added.
 func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	for _, item := range items {
 		q.checkAdd("AddWithOpts", item)
 	}
-	if len(items) == 0 || q.stopping.Load() {
+	counting := o.RateLimited && l.retries.Max > 0
+	stopping := q.stopping.Load()
+	if len(items) == 0 || stopping && !counting {
 		return
 	}
 	d := &details[T]{items: slices.Clone(items), after: o.After, rateLimited: o.RateLimited}
@@ -50,9 +56,13 @@ func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	if o.After > 0 || o.RateLimited {
 		now := q.clock.Now() // read here, so that a fake clock stepped right after counts from the call
 		c.at = q.since(now)
-		if o.RateLimited && !l.safe.Load() {
+		if o.RateLimited && !l.safe.Load() && !stopping {
 			d.delays, d.rateLimited = delaysOf(l, items, o.After, now), false
 		}
+	}
+	if counting {
+		q.giveUp(l, l.retries.Max+1, q.call(c).items...)
+		return
 	}
 	q.post(c)
 }

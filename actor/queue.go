@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/clock"
+	"github.com/actorqueue/workqueue/internal/keys"
 	"github.com/actorqueue/workqueue/metrics"
 	"github.com/actorqueue/workqueue/queue"
 	"github.com/actorqueue/workqueue/queue/priority"
@@ -82,6 +83,7 @@ type Queue[T comparable] struct {
 	getters  []chan result[T] // getters waiting in the owner for an item, oldest first
 	drainers []chan result[T] // ShutDownWithDrain callers waiting for processing to end
 	stash    any              // a panic nobody waited for, for the next caller that waits
+	counts   map[T]int        // rate-limited requeues since the last Forget (see Retries.Max)
 	now      time.Time        // the turn's instant on clock, read once; zero until read
 	timers   timers
 	ahead    []T // room for the items prefetch reads ahead for
@@ -166,7 +168,7 @@ func newShell[T comparable](c clock.Clock, m *metrics.Queue[T]) *Queue[T] {
 		clock:     clock.OrReal(c),
 		alarmWith: c,
 		waits:     m.Enabled() && !m.Async(),
-		checkKeys: hashMayPanic(reflect.TypeFor[T]()),
+		checkKeys: keys.MayPanic(reflect.TypeFor[T]()),
 		bubbled:   inBubble(),
 		metrics:   m,
 	}

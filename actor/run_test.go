@@ -2,7 +2,6 @@ package actor
 
 import (
 	"fmt"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,7 +19,7 @@ import (
 func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newQueue(Config[int]{}) // the owner is not running: the test turns it by hand
-		q.readAhead = false         // keep every item in storage, in order
+		q.readAhead = false          // keep every item in storage, in order
 		q.fifo.AddAfter(-1, time.Now())
 		const flood = 1000
 		for i := range flood {
@@ -237,32 +236,6 @@ type uncomparableClock struct{ _ []int }
 func (uncomparableClock) Now() time.Time                       { return time.Time{} }
 func (uncomparableClock) Since(time.Time) time.Duration        { return 0 }
 func (uncomparableClock) After(time.Duration) <-chan time.Time { return nil }
-
-func TestHashMayPanic(t *testing.T) {
-	type plain struct {
-		a int
-		b string
-	}
-	type withInterface struct {
-		a int
-		b any
-	}
-	tests := []struct {
-		v    any
-		want bool
-	}{
-		{0, false}, {"", false}, {plain{}, false}, {[3]plain{}, false}, {&withInterface{}, false},
-		{withInterface{}, true}, {[2]withInterface{}, true}, {struct {
-			p plain
-			e error
-		}{}, true},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, hashMayPanic(reflect.TypeOf(tt.v)), "%T", tt.v)
-	}
-	var item any = 1
-	assert.Equal(t, true, hashMayPanic(reflect.TypeOf(&item).Elem()))
-}
 
 // TestTakeIsOrderedWithCommands: an item handed ahead to ready, then added again before a
 // getter takes it, is processed once. The getter's take reaches the owner after the second

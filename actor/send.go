@@ -2,13 +2,6 @@ package actor
 
 import "time"
 
-// check panics in the caller's goroutine if item cannot be a map key.
-func (q *Queue[T]) check(method string, item T) {
-	if q.checkKeys {
-		mustHash(method, item)
-	}
-}
-
 // post sends c, waiting for the outcome when the owner runs foreign code. When the owner records
 // metrics without making callers wait (see Queue.timed), an add or a Done carries the instant
 // of the call, so that the metrics measure from the call rather than from the owner's turn.

@@ -114,7 +114,7 @@ var Bugs = []Bug{
 	{
 		Name:   "giveup-off-by-one",
 		Breaks: "MaxRetries allows one rate-limited requeue more than it says",
-		File:   "actor/retries.go",
-		Edits:  []Edit{{"if n <= r.max {", "if n <= r.max+1 {"}},
+		File:   "actor/limiter.go",
+		Edits:  []Edit{{"if n <= l.retries.Max {", "if n <= l.retries.Max+1 {"}},
 	},
 }

@@ -1,0 +1,126 @@
+package workqueue
+
+import (
+	"sync"
+	"time"
+
+	"github.com/actorqueue/workqueue/actor"
+	"github.com/actorqueue/workqueue/internal/keys"
+	"github.com/actorqueue/workqueue/limiter"
+	"github.com/actorqueue/workqueue/metrics"
+)
+
+// foreignDelaying is a delaying queue around a queue whose delay heap this package may not use
+// (see TypedDelayingQueueConfig.Queue). As in client-go, a goroutine of its own, an actor
+// queue that holds only delays, passes each due item to the inner queue's Add; everything else
+// is the inner queue's. Like client-go's, it looks at the inner queue's ShuttingDown whenever
+// that goroutine wakes, and once the inner queue is shutting down, however it was shut down,
+// it drops the items still delayed and the goroutine exits.
+type foreignDelaying[T comparable] struct {
+	TypedInterface[T]
+	delays  *actor.Queue[T]
+	retries metrics.CounterMetric // nil: none
+}
+
+func newForeignDelaying[T comparable](inner TypedInterface[T], c Clock, retries metrics.CounterMetric) *foreignDelaying[T] {
+	d := &foreignDelaying[T]{TypedInterface: inner, retries: retries}
+	d.delays = actor.New(actor.Config[T]{Clock: c, Forward: d.forward, StopWhen: inner.ShuttingDown})
+	return d
+}
+
+// forward adds a due item to the inner queue, unless that is shutting down: the delays' owner
+// then shuts itself down at the end of its turn (see actor.Config.StopWhen).
+func (d *foreignDelaying[T]) forward(item T) {
+	if !d.ShuttingDown() {
+		d.TypedInterface.Add(item)
+	}
+}
+
+// AddAfter adds item to the inner queue once delay has passed; a delay of zero or less adds it
+// at once. It does nothing once the inner queue is shutting down.
+func (d *foreignDelaying[T]) AddAfter(item T, delay time.Duration) {
+	keys.Check("AddAfter", item)
+	if d.ShuttingDown() {
+		return
+	}
+	if delay <= 0 {
+		d.TypedInterface.Add(item)
+	} else {
+		d.delays.AddAfter(item, delay, nil)
+	}
+	if d.retries != nil {
+		d.retries.Inc()
+	}
+}
+
+// ShutDown shuts the inner queue down and drops the items still delayed.
+func (d *foreignDelaying[T]) ShutDown() {
+	d.TypedInterface.ShutDown()
+	d.delays.ShutDown()
+}
+
+// ShutDownWithDrain drains and shuts down the inner queue and drops the items still delayed.
+func (d *foreignDelaying[T]) ShutDownWithDrain() {
+	d.TypedInterface.ShutDownWithDrain()
+	d.delays.ShutDown()
+}
+
+// foreignRateLimiting is a rate-limiting queue around a delaying queue this package did not
+// build. Having no goroutine of ours to run in, it calls its limiter in the caller's
+// goroutine, as client-go does for every queue, and keeps its counts of retries, when it has a
+// maximum, under a mutex of their own.
+type foreignRateLimiting[T comparable] struct {
+	TypedDelayingInterface[T]
+	limiter TypedRateLimiter[T]
+	retries actor.Retries[T] // Counter unused: the inner queue's AddAfter counts retries
+
+	mu     sync.Mutex
+	counts map[T]int // rate-limited requeues since the last Forget, when retries.Max is set
+}
+
+// AddRateLimited adds item after the wait the limiter decides, or gives up on it (see the
+// package documentation, "Retries"). The limiter is asked first, so that one that panics uses
+// up no retry.
+func (q *foreignRateLimiting[T]) AddRateLimited(item T) {
+	keys.Check("AddRateLimited", item)
+	wait := limiter.WhenAt(q.limiter, item, time.Now())
+	if attempts := q.count(item); attempts > 0 {
+		q.retries.Abandon(q.limiter.Forget, attempts, item)
+		return
+	}
+	q.TypedDelayingInterface.AddAfter(item, wait)
+}
+
+// count counts one rate-limited requeue of item, and returns zero if it may be requeued, or its
+// attempts once the count passes the maximum, which it then drops.
+func (q *foreignRateLimiting[T]) count(item T) (gaveUp int) {
+	if q.retries.Max == 0 {
+		return 0
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := q.counts[item] + 1
+	if n > q.retries.Max {
+		delete(q.counts, item)
+		return n
+	}
+	q.counts[item] = n
+	return 0
+}
+
+// Forget makes the limiter forget item's failures, and drops its count of retries.
+func (q *foreignRateLimiting[T]) Forget(item T) {
+	keys.Check("Forget", item)
+	q.limiter.Forget(item)
+	if q.retries.Max > 0 {
+		q.mu.Lock()
+		delete(q.counts, item)
+		q.mu.Unlock()
+	}
+}
+
+// NumRequeues returns the failures the limiter counts for item.
+func (q *foreignRateLimiting[T]) NumRequeues(item T) int {
+	keys.Check("NumRequeues", item)
+	return q.limiter.NumRequeues(item)
+}
