@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"time"
-
 )
 
 // TypedExtensions are the methods every queue this package builds has beyond client-go's
