@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -441,4 +442,50 @@ func TestMostNegativeAndLargestDelaysFromAFakeClock(t *testing.T) {
 		synctest.Wait()
 		assert.Equal(t, 1, q.Len())
 	})
+}
+
+// nilRetries is a provider whose retries counter is nil.
+type nilRetries struct{ provider }
+
+func (*nilRetries) NewRetriesMetric(string) workqueue.CounterMetric { return nil }
+
+// TestAProviderThatReturnsNilLeavesNoGoroutine: a named delaying or rate-limiting queue whose
+// provider returns a nil metric panics with a workqueue: message, and leaves no goroutine
+// behind (issue 36: the queue's goroutine used to start before the retries counter was made).
+// synctest.Test fails if a goroutine of its bubble is left blocked.
+func TestAProviderThatReturnsNilLeavesNoGoroutine(t *testing.T) {
+	build := map[string]func(){
+		"delaying": func() {
+			workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{Name: "q", MetricsProvider: &nilRetries{}})
+		},
+		"rate-limiting": func() {
+			workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+				workqueue.TypedRateLimitingQueueConfig[string]{Name: "q", MetricsProvider: &nilRetries{}})
+		},
+		"priority": func() {
+			workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{Name: "q", MetricsProvider: &nilRetries{}})
+		},
+	}
+	for name, f := range build {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := recovered(f)
+				if s, _ := p.(string); !strings.HasPrefix(s, "workqueue: ") || !strings.Contains(s, "NewRetriesMetric returned nil") {
+					t.Fatalf("panic %v, want a workqueue: message naming NewRetriesMetric", p)
+				}
+			})
+		})
+	}
+}
+
+// TestANilLimiterNamesTheConstructorCalled: the panic of a queue built with a typed nil limiter
+// names the constructor the caller called (issue 36: NewTypedRateLimitingQueue's named
+// NewTypedRateLimitingQueueWithConfig).
+func TestANilLimiterNamesTheConstructorCalled(t *testing.T) {
+	var nilExponential *workqueue.TypedItemExponentialFailureRateLimiter[string]
+	q := workqueue.NewTypedRateLimitingQueue[string](nilExponential)
+	defer q.ShutDown()
+	err := panicOf(func() { q.AddRateLimited("a") })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "NewTypedRateLimitingQueue was given nil")
 }

@@ -427,3 +427,64 @@ func TestForgetWithMaxRetriesDoesNotWait(t *testing.T) {
 		})
 	}
 }
+
+// panicsOnce is a rate limiter of the user's whose When panics while armed, then asks base.
+type panicsOnce struct {
+	workqueue.TypedRateLimiter[string]
+	armed bool
+}
+
+func (l *panicsOnce) When(item string) time.Duration {
+	if l.armed {
+		l.armed = false
+		panic("limiter failed")
+	}
+	return l.TypedRateLimiter.When(item)
+}
+
+// TestAPanickingCallUsesUpNoRetry: an AddRateLimited that panics, in the user's limiter or in
+// the group function, adds nothing and counts nothing, so with MaxRetries 1 the next failure
+// is still retried, and only the one after it gives up (issue 36: it used to count).
+func TestAPanickingCallUsesUpNoRetry(t *testing.T) {
+	build := func(kind string, l *panicsOnce, groupFails *bool) workqueue.TypedRateLimitingInterface[string] {
+		group := func(key string) string {
+			if *groupFails {
+				*groupFails = false
+				panic("group failed")
+			}
+			return namespace(key)
+		}
+		switch kind {
+		case "rate-limiting":
+			return workqueue.NewTypedRateLimitingQueueWithConfig[string](l,
+				workqueue.TypedRateLimitingQueueConfig[string]{MaxRetries: 1, Group: group})
+		case "priority":
+			return workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{
+				MaxRetries: 1, RateLimiter: l, Group: group})
+		}
+		return workqueue.NewTypedRateLimitingQueueWithConfig[string](l, workqueue.TypedRateLimitingQueueConfig[string]{
+			MaxRetries: 1, DelayingQueue: otherDelaying{workqueue.NewTypedDelayingQueue[string]()}})
+	}
+	for _, c := range []struct{ cause, kind string }{
+		{"limiter", "rate-limiting"}, {"limiter", "priority"}, {"limiter", "around another package's delaying queue"},
+		{"group", "rate-limiting"}, {"group", "priority"},
+	} {
+		t.Run(c.cause+"/"+c.kind, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := &panicsOnce{TypedRateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](0, 0)}
+				groupFails := false
+				q := build(c.kind, l, &groupFails)
+				defer q.ShutDown()
+				l.armed, groupFails = c.cause == "limiter", c.cause == "group"
+				if p := recovered(func() { q.AddRateLimited("ns/a") }); p == nil {
+					t.Fatal("the AddRateLimited did not panic")
+				}
+				q.AddRateLimited("ns/a") // the first real failure: retried
+				time.Sleep(time.Millisecond)
+				if q.Len() != 1 {
+					t.Fatalf("Len %d: the first failure after the panic was not retried", q.Len())
+				}
+			})
+		})
+	}
+}
