@@ -228,7 +228,7 @@ func (q *Queue[T]) recordFrom(events []metrics.Event[T], i int, at time.Time, fa
 	}()
 	for next = i; next < len(events); next++ {
 		if events[next].Kind == metrics.KindStarted {
-			q.timers.started(at, q.core.Closed())
+			q.schedule.Started(at)
 		}
 		q.metrics.Record(events[next], at)
 	}

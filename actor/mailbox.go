@@ -5,36 +5,27 @@ import (
 	"sync/atomic"
 )
 
-// mailbox carries commands from callers to the owner, in the order they were put. A caller's
-// put never blocks: it appends under a lock held for that one append. The owner collects every
-// pending command at once, so under load it pays for the lock once per batch, not once per
-// command, and callers never wait for a full buffer. The lock guards the mailbox only; the
-// queue's state is never touched under it.
+// mailbox carries commands from callers to the owner, in the order they were put. A put never
+// blocks: it appends under a lock held for that one append, which guards the mailbox only. The
+// owner collects every pending command at once, so under load it pays for the lock once a
+// batch, not once a command.
 //
-// The mailbox also orders commands with takes. Getters do not send a command when they take
-// an item: they raise the watermark taken (the highest reservation taken so far). put stamps
-// each command with the watermark it reads just before taking the lock, and the owner starts
-// every reservation up to the highest stamp seen so far before applying a command. A command
-// thus meets every take that happened before it was sent, and no take that happened after
-// the next command was: when two stamps come out of order, the later command is placed right
-// after the earlier one, before any take it did not see. Reading the watermark, which every
-// Get writes, outside the lock keeps the lock held only for the append.
+// The mailbox orders commands with takes. A getter that takes an item from ready sends no
+// command: it raises the watermark taken. put stamps each command with the watermark it reads
+// just before the lock, and the owner starts every reservation up to a command's stamp before
+// applying it. A command thus meets every take that happened before it was sent, and no take
+// that happened after the next command was: when two stamps come out of order, the later
+// command is placed right after the earlier one, before any take it did not see.
 //
-// Commands wait in a chain of segments. A segment, once full, is never copied: the next one
-// is linked after it, so a caller appending to a long backlog holds the lock for the append
-// alone, and a burst costs no growing copies. The owner collects the whole chain at once and
-// gives the segments back emptied once it has applied them; they serve the next commands.
+// Commands wait in a chain of segments: a full segment is never copied, the next is linked
+// after it, so appending to a long backlog costs the append alone. Emptied segments serve the
+// next commands; going to sleep, the owner keeps the two largest and lets the rest go. Two,
+// because a queue woken now and then applies one segment while callers fill another; the
+// largest, because bursts separated by sleeps would otherwise allocate theirs afresh.
 //
-// When the owner finds the mailbox empty it marks itself asleep, and the next put sends one
-// token on wake; whatever wakes it, the owner marks itself awake and takes any token a put sent
-// meanwhile before it collects from the mailbox again, so that none is left to wake it for nothing.
-// Going to sleep, the owner keeps the two largest emptied segments and lets the rest go, so
-// that an idle queue keeps at most 2·maxSegment commands' worth of memory after a burst,
-// whatever its size; a queue never used holds no segment at all. Two, because a queue woken now
-// and then still has one segment on the owner's side, being applied, while callers fill the
-// other: with one kept, every such overlap would allocate a segment. The largest, because a
-// queue whose bursts are separated by sleeps (retries waiting out their backoff, say) would
-// otherwise allocate every segment of every burst afresh but the first two, the smallest.
+// An owner that finds the mailbox empty marks itself asleep, and the next put sends one token
+// on wake. Whatever wakes it, the owner marks itself awake and takes any token a put sent
+// meanwhile before it collects again, so that none is left to wake it for nothing.
 type mailbox[T comparable] struct {
 	mu         sync.Mutex
 	head, tail *segment[T] // the commands put and not yet collected; nil when there are none
@@ -67,9 +58,8 @@ func (b *mailbox[T]) put(c command[T]) (woke bool) { return b.enqueue(c, true) }
 func (b *mailbox[T]) postOwn(c command[T]) { b.enqueue(c, false) }
 
 // enqueue stamps and appends c. If the owner was marked asleep, it no longer is, and enqueue
-// reports it, having sent the token on wake when send. The
-// token goes in under the lock, so that an owner that has woken (see wakeUp) finds every token
-// a put sent before it, and none comes after.
+// reports it, having sent the token on wake when send. The token goes in under the lock, so
+// that an owner that has woken (see wakeUp) finds every token a put sent before it.
 func (b *mailbox[T]) enqueue(c command[T], send bool) (wasSleeping bool) {
 	c.taken = b.taken.Load()
 	b.mu.Lock()

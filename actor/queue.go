@@ -85,7 +85,8 @@ type Queue[T comparable] struct {
 	stash    any              // a panic nobody waited for, for the next caller that waits
 	counts   map[T]int        // rate-limited requeues since the last Forget (see Retries.Max)
 	now      time.Time        // the turn's instant on clock, read once; zero until read
-	timers   timers
+	schedule queue.Schedule   // the ticks and the heartbeat
+	apart    bool             // the ticks are on the real clock, apart from the queue's
 	ahead    []T // room for the items prefetch reads ahead for
 
 	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it
@@ -126,8 +127,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	})
 	q.core, q.forward, q.stopWhen = q.fifo, c.Forward, c.StopWhen
 	if c.Clock != nil && c.Metrics.Enabled() { // client-go's ticks, on a test's clock
-		q.timers.always = true
-		q.timers.tickAt = q.timers.next(q.origin)
+		q.schedule.TickAlways(q.origin)
 	}
 	if c.Delaying || c.Forward != nil {
 		q.startHeartbeat()
@@ -152,8 +152,8 @@ func NewPriority[T comparable](c Config[T]) *PriorityQueue[T] {
 	q.prio = priority.NewMachine(state, c.Metrics.Enabled())
 	q.core = q.prio
 	if c.Clock != nil {
-		q.meter, q.timers.apart = clock.Real{}, true
-		q.timers.from = q.meter.Now()
+		q.meter, q.apart = clock.Real{}, true
+		q.schedule.TickFrom(q.meter.Now())
 	}
 	q.start()
 	return &PriorityQueue[T]{q}
@@ -174,7 +174,7 @@ func newShell[T comparable](c clock.Clock, m *metrics.Queue[T]) *Queue[T] {
 	}
 	q.origin = q.clock.Now()
 	q.meter = q.clock
-	q.timers.from = q.origin
+	q.schedule.TickFrom(q.origin)
 	q.mailbox.wake = make(chan struct{}, 1)
 	q.mailbox.taken = &q.taken
 	q.replies.New = func() any { return make(chan result[T], 1) }

@@ -64,7 +64,7 @@ func (q *Queue[T]) turn(a, ticks *alarm) {
 	q.catchUp()
 	q.refill()
 	a.set(q.deadline())
-	ticks.set(q.timers.apartAt())
+	ticks.set(q.apartAt())
 }
 
 // applyChain applies a chain of commands collected from the mailbox, in order, and recycles it.

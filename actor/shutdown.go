@@ -81,7 +81,7 @@ func (q *Queue[T]) shutDown(c *command[T]) (r result[T], parked bool) {
 	if q.core.ShutDown() {
 		q.stopping.Store(true)
 		close(q.closing)
-		q.timers.stop()
+		q.schedule.Stop()
 	}
 	if !d.drain {
 		q.releaseDrainers() // a plain shutdown ends every drain
