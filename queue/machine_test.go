@@ -143,8 +143,8 @@ func TestMachine(t *testing.T) {
 		{at: 480, call: "after c/100", events: "delayed 1", doing: 2, delay: 1},
 		{at: 490, call: "shutdown", want: "true", events: "delayed 0", doing: 2},
 		{at: 500, call: "shutdown", want: "false", doing: 2},
-		{at: 510, call: "add d", doing: 2},        // ignored once shut down
-		{at: 520, call: "after e/1", doing: 2},    // so is a delay
+		{at: 510, call: "add d", doing: 2},     // ignored once shut down
+		{at: 520, call: "after e/1", doing: 2}, // so is a delay
 		{at: 530, call: "advance", want: "false", doing: 2},
 		{at: 540, call: "done a", want: "true", events: "finished a", doing: 1}, // Done works on
 	})
