@@ -72,7 +72,7 @@ func (d *foreignDelaying[T]) ShutDownWithDrain() {
 type foreignRateLimiting[T comparable] struct {
 	TypedDelayingInterface[T]
 	limiter TypedRateLimiter[T]
-	retries actor.Retries[T] // Counter unused: the inner queue's AddAfter counts retries
+	retries limiter.Retries[T] // Counter unused: the inner queue's AddAfter counts retries
 
 	mu     sync.Mutex
 	counts map[T]int // rate-limited requeues since the last Forget, when retries.Max is set

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/actor"
+	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
 )
 
@@ -99,7 +100,7 @@ func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *Ty
 	}
 	// Every metric before the queue starts, so that a provider that fails leaves nothing running.
 	m := metrics.New[T](metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Priority: true})
-	retries := actor.Retries[T]{Max: config.MaxRetries, GiveUp: config.GiveUp}
+	retries := limiter.Retries[T]{Max: config.MaxRetries, GiveUp: config.GiveUp}
 	if config.MaxRetries > 0 {
 		retries.GivenUp = metrics.NewGivenUp(config.Name, config.MetricsProvider)
 	}

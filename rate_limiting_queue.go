@@ -104,7 +104,7 @@ func newRateLimiting[T comparable](constructor string, rateLimiter TypedRateLimi
 		panic("workqueue: " + constructor + ": Group and MaxPerGroup apply to the queue it makes, " +
 			"not to config.DelayingQueue: set them on that queue's config")
 	}
-	retries := actor.Retries[T]{Max: config.MaxRetries, GiveUp: config.GiveUp}
+	retries := limiter.Retries[T]{Max: config.MaxRetries, GiveUp: config.GiveUp}
 	if config.MaxRetries > 0 { // before any queue starts, so that a provider that fails leaves none
 		retries.GivenUp = metrics.NewGivenUp(config.Name, config.MetricsProvider)
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/limiter"
-	"github.com/actorqueue/workqueue/metrics"
 )
 
 // Limiter is a rate limiter as a queue uses it, with what the queue counts of the retries it
@@ -21,28 +20,14 @@ type Limiter[T comparable] struct {
 	limiter limiter.RateLimiter[T]
 	safe    atomic.Bool        // adopted: the owner calls it, through adopted
 	adopted limiter.Adopted[T] // for the owner's calls, while safe
-	retries Retries[T]
-}
-
-// Retries is what a queue counts of the rate-limited requeues through one limiter. Its zero
-// value counts nothing and gives up on nothing.
-type Retries[T comparable] struct {
-	// Counter counts each AddRateLimited before shutdown: client-go's retries metric.
-	Counter metrics.CounterMetric
-	// Max is the most rate-limited requeues of an item since its last Forget; the next one
-	// gives up on it. Zero means no maximum.
-	Max int
-	// GiveUp hears of each item given up on, with its attempts (Max+1), in the goroutine of
-	// the call that gave up; GivenUp counts them. Either may be nil.
-	GiveUp  func(item T, attempts int)
-	GivenUp metrics.CounterMetric
+	retries limiter.Retries[T]
 }
 
 // Adopt returns the Limiter through which q asks l, with the retries r. A nil l is accepted,
 // as client-go's queues accept it: the queue works without rate limiting, and asking the
 // limiter panics in the caller with a message naming constructor (see limiter.Missing). Adopt
 // before q's owner first asks the limiter.
-func (q *Queue[T]) Adopt(constructor string, l limiter.RateLimiter[T], r Retries[T]) *Limiter[T] {
+func (q *Queue[T]) Adopt(constructor string, l limiter.RateLimiter[T], r limiter.Retries[T]) *Limiter[T] {
 	if limiter.IsNil(l) {
 		l = limiter.Missing[T](constructor)
 	}
@@ -137,34 +122,7 @@ func (q *Queue[T]) forgetGiven(l *Limiter[T], items ...T) {
 	}
 }
 
-// Abandon gives up on items, each after attempts: forget makes the rate limiter forget it, the
-// given-up counter counts it, and the give-up function hears of it, in the caller's goroutine.
-// If the function panics, the items after it are still given up, and the first panic is
-// raised once all are.
-func (r Retries[T]) Abandon(forget func(T), attempts int, items ...T) {
-	var fault any
-	for _, item := range items {
-		forget(item)
-		if r.GivenUp != nil {
-			r.GivenUp.Inc()
-		}
-		if r.GiveUp != nil {
-			func() {
-				defer func() {
-					if p := recover(); p != nil && fault == nil {
-						fault = p
-					}
-				}()
-				r.GiveUp(item, attempts)
-			}()
-		}
-	}
-	if fault != nil {
-		panic(fault)
-	}
-}
-
-// giveUp gives up on items of l, each after attempts (see Retries.Abandon), once the owner
+// giveUp gives up on items of l, each after attempts (see limiter.Retries.Abandon), once the owner
 // has counted them: a limiter the owner does not call forgets each here.
 func (q *Queue[T]) giveUp(l *Limiter[T], attempts int, items ...T) {
 	l.retries.Abandon(func(item T) {

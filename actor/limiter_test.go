@@ -15,7 +15,7 @@ import (
 func TestAQueueReleasesItsLimiterAtShutDown(t *testing.T) {
 	rl := limiter.NewExponential[int](0, 0)
 	first := New(Config[int]{})
-	l := first.Adopt("test", rl, Retries[int]{})
+	l := first.Adopt("test", rl, limiter.Retries[int]{})
 	require.True(t, l.safe.Load(), "adopted")
 	for i := range 1000 {
 		first.AddRateLimited(i, l)
@@ -26,7 +26,7 @@ func TestAQueueReleasesItsLimiterAtShutDown(t *testing.T) {
 
 	second := New(Config[int]{})
 	defer second.ShutDown()
-	assert.True(t, second.Adopt("test", rl, Retries[int]{}).safe.Load(), "adopted again")
+	assert.True(t, second.Adopt("test", rl, limiter.Retries[int]{}).safe.Load(), "adopted again")
 }
 
 // TestAQueueReleasesALimiterItAdoptedInPart: a MaxOf whose second part another queue holds is
@@ -36,14 +36,14 @@ func TestAQueueReleasesALimiterItAdoptedInPart(t *testing.T) {
 	first, second := limiter.NewExponential[int](0, 0), limiter.NewExponential[int](0, 0)
 	holder := New(Config[int]{})
 	defer holder.ShutDown()
-	holder.Adopt("test", second, Retries[int]{})
+	holder.Adopt("test", second, limiter.Retries[int]{})
 	q := New(Config[int]{})
-	l := q.Adopt("test", limiter.NewMaxOf[int](first, second), Retries[int]{})
+	l := q.Adopt("test", limiter.NewMaxOf[int](first, second), limiter.Retries[int]{})
 	assert.False(t, l.safe.Load(), "adopted in part only")
 	q.AddRateLimited(1, l)
 	q.ShutDown()
 	other := New(Config[int]{})
 	defer other.ShutDown()
-	assert.True(t, other.Adopt("test", first, Retries[int]{}).safe.Load(), "the first part was given back")
+	assert.True(t, other.Adopt("test", first, limiter.Retries[int]{}).safe.Load(), "the first part was given back")
 	assert.Equal(t, 1, first.NumRequeues(1))
 }

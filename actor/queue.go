@@ -87,7 +87,7 @@ type Queue[T comparable] struct {
 	now      time.Time        // the turn's instant on clock, read once; zero until read
 	schedule queue.Schedule   // the ticks and the heartbeat
 	apart    bool             // the ticks are on the real clock, apart from the queue's
-	ahead    []T // room for the items prefetch reads ahead for
+	ahead    []T              // room for the items prefetch reads ahead for
 
 	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it
 	// sits on a cache line of its own, away from the fields every caller reads.

@@ -18,7 +18,7 @@ import (
 // ahead of it and the item be queued after ShuttingDown said it would not be.
 func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 	q := newQueue(Config[string]{}) // the owner is not running: the test turns it by hand
-	noWait := q.Adopt("test", limiter.RateLimiter[string](limiter.NewExponential[string](0, 0)), Retries[string]{})
+	noWait := q.Adopt("test", limiter.RateLimiter[string](limiter.NewExponential[string](0, 0)), limiter.Retries[string]{})
 	assert.False(t, q.ShuttingDown())
 
 	q.putShutDown(command[string]{op: opShutDown}) // ShutDown's command, without waiting for the answer

@@ -81,4 +81,3 @@ func soonest(a, b time.Time) time.Time {
 	}
 	return a
 }
-
