@@ -29,6 +29,8 @@ type TypedDelayingQueueConfig[T comparable] struct {
 	// Name names the queue for its metrics. An unnamed queue records no metrics.
 	Name string
 	// MetricsProvider creates the queue's metrics instead of the global provider (SetProvider).
+	// They run in the queue's goroutine and must not call the queue, or it hangs (see the
+	// package documentation, "Code the queue runs").
 	MetricsProvider MetricsProvider
 	// Clock times the delays; nil means the real clock.
 	Clock Clock

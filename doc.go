@@ -81,6 +81,28 @@
 // below it is dropped, as every add then is. A count lasts until Forget or a give-up, so call
 // Forget when an item succeeds, as the limiter needs anyway.
 //
+// # Code the queue runs
+//
+// A queue runs some of your code in its own goroutine: a custom Queue (storage), the Group
+// function, and the metrics of its provider (but the retries and given-up counters, which
+// AddAfter and AddRateLimited count in the caller, and GiveUp, which runs in the caller). That
+// code must not call the queue it runs in (Len, Add, Get, anything): the call waits for the
+// queue's goroutine, which is busy running the code that made it, and hangs forever, a
+// deadlock with no message; the items waiting are never handed out. client-go deadlocks the
+// same way (its code runs under the queue's lock). Calling another queue is fine. The queue
+// cannot tell such a call from any other cheaply: Go gives a goroutine no identity to check.
+//
+// A panic of that code does not stop the queue, and loses no item: every call takes effect
+// first, and the panic is then raised in a caller. With a provider written for client-go
+// (synchronous, the default), each call waits for the queue to record its metrics, and a
+// metric's panic is raised in the call whose metric panicked: Add has added its item, Done has
+// ended its processing, and calling them again changes nothing. A Get whose item's metrics
+// panic returns no item: the item waits again. With a provider that lets its metrics trail
+// (AsyncMetricsProvider, such as this repository's Prometheus provider), and for what no call
+// waits for (a delayed item falling due, the unfinished-work gauges), the panic is raised in the
+// next call that waits for an answer (Len, NumRequeues, ShutDown, Snapshot).
+// runtime.Goexit (t.FailNow) in that code ends the process with a message that says so.
+//
 // # Differences from client-go
 //
 //   - Done of an item that is not being processed does nothing. client-go requeues it if it
@@ -103,4 +125,8 @@
 //     crashing the process.
 //   - ItemExponentialFailureRateLimiter returns its maximum delay where client-go's arithmetic
 //     overflows into a negative delay (a base of 1ns after 63 failures).
+//   - A metric that panics does not abort the call (see "Code the queue runs"): client-go tells
+//     its metrics first, so its Add whose metric panics adds nothing, and its Done whose metric
+//     panics leaves the item in processing for good. The retries counter likewise counts once
+//     the item is on its way: client-go's drops the item when it panics.
 package workqueue

@@ -43,6 +43,8 @@ type TypedPriorityQueueConfig[T comparable] struct {
 	// Name names the queue for its metrics. An unnamed queue records no metrics.
 	Name string
 	// MetricsProvider creates the queue's metrics instead of the global provider (SetProvider).
+	// They run in the queue's goroutine and must not call the queue, or it hangs (see the
+	// package documentation, "Code the queue runs").
 	// If it also implements the depth by priority of package metrics (PriorityProvider), the
 	// depth is recorded by priority, as controller-runtime does.
 	MetricsProvider MetricsProvider
@@ -54,6 +56,7 @@ type TypedPriorityQueueConfig[T comparable] struct {
 	RateLimiter TypedRateLimiter[T]
 	// Group names each item's group: within each priority, groups then take turns, round robin,
 	// in order within a group (see the package documentation, "Groups"). nil means no groups.
+	// It runs in the queue's goroutine too, and must not call the queue, or it hangs.
 	Group func(item T) string
 	// MaxPerGroup is the most items of one group handed out at once; the others wait, counted
 	// in Len. Zero means no limit; it needs Group, and must not be negative.

@@ -64,13 +64,18 @@ type TypedQueueConfig[T comparable] struct {
 	// Name names the queue for its metrics. An unnamed queue records no metrics.
 	Name string
 	// MetricsProvider creates the queue's metrics instead of the global provider (SetProvider).
+	// They run in the queue's goroutine and must not call the queue, or it hangs (see the
+	// package documentation, "Code the queue runs").
 	MetricsProvider MetricsProvider
 	// Clock is the queue's clock; nil means the real one.
 	Clock Clock
-	// Queue stores the waiting items; nil means DefaultQueue. It cannot be set with Group.
+	// Queue stores the waiting items; nil means DefaultQueue. It cannot be set with Group. It
+	// runs in the queue's goroutine and must not call the queue, or it hangs (see the package
+	// documentation, "Code the queue runs").
 	Queue Queue[T]
 	// Group names each item's group: groups then take turns, round robin, first in, first out
 	// within a group (see the package documentation, "Groups"). nil means no groups: one FIFO.
+	// It runs in the queue's goroutine too, and must not call the queue, or it hangs.
 	Group func(item T) string
 	// MaxPerGroup is the most items of one group in processing at once; the others wait, counted
 	// in Len. Zero means no limit; it needs Group, and must not be negative.
