@@ -32,6 +32,7 @@ func main() {
 	}
 	quickMode := flag.Bool("quick", false, "quick mode for CI: fewer rounds and smaller runs")
 	outDir := flag.String("out", filepath.Join("stress", "results"), "directory for compare.md and compare.svg")
+	only := flag.String("only", "", "comma-separated row ids or id prefixes (P2,D): run only the experiments with such a row")
 	flag.Parse()
 
 	m := full
@@ -46,7 +47,7 @@ func main() {
 	cpuBefore, cpuKnown := readCPUTimes()
 	ownBefore, ownKnown := ownCPU()
 	runStart := time.Now()
-	res := run(plan(m, wakeupsOnce(m.idleQueues)), bench.Impls(), m.rounds, os.Stderr)
+	res := run(selected(plan(m, wakeupsOnce(m.idleQueues)), *only), bench.Impls(), m.rounds, os.Stderr)
 	wall := time.Since(runStart)
 	conditions := "Machine: " + where + "."
 	conditions += fmt.Sprintf("\nRows P: %v of reconcile CPU is %d rounds of FNV hashing, as timed at the start.", shortWork, bench.WorkFor(shortWork))

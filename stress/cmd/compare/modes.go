@@ -35,6 +35,11 @@ type mode struct {
 	busyDeadline time.Duration
 	// steadyDuration is how long row P3 offers items at each rate.
 	steadyDuration time.Duration
+	// dupObjects and dupAdds size rows D: how many keys, and how many adds in all (issue 35
+	// says 5,000 keys added about 12 times each).
+	dupObjects, dupAdds int
+	// manyKeys is how many keys row M adds at once (issue 35 says 60,000).
+	manyKeys int
 }
 
 // quick is for CI: the whole run takes about 40 s on two cores, of which issue 26's rows take
@@ -58,6 +63,9 @@ var quick = mode{
 	events:          3_000,
 	busyDeadline:    time.Second,
 	steadyDuration:  100 * time.Millisecond,
+	dupObjects:      1_500,
+	dupAdds:         18_000,
+	manyKeys:        15_000,
 }
 
 // full is the default: a few minutes, for the README's table.
@@ -79,4 +87,7 @@ var full = mode{
 	events:          12_000,
 	busyDeadline:    5 * time.Second,
 	steadyDuration:  500 * time.Millisecond,
+	dupObjects:      5_000,
+	dupAdds:         60_000,
+	manyKeys:        60_000,
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/actorqueue/workqueue/stress/bench"
@@ -164,7 +167,29 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 		{name: "allocations", rows: []row{
 			{id: "A", title: "allocations per Add/Get/Done cycle, one goroutine", unit: "allocs", better: lowerIsBetter, targets: []target{{peer: clientGo, ratio: 1}}},
 		}, measure: func(impl bench.Impl) []float64 { return []float64{bench.AllocsPerCycle(impl, m.allocCycles)} }},
-	}, append(controllerPlan(m), groupPlan(m)...)...)
+	}, slices.Concat(controllerPlan(m), shapePlan(m), groupPlan(m))...)
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// selected returns the experiments with a row whose id starts with one of the comma-separated
+// prefixes of only; every experiment when only is empty.
+func selected(experiments []experiment, only string) []experiment {
+	if only == "" {
+		return experiments
+	}
+	prefixes := strings.Split(only, ",")
+	return slices.DeleteFunc(slices.Clone(experiments), func(exp experiment) bool {
+		return !slices.ContainsFunc(exp.rows, func(r row) bool {
+			return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(r.id, p) })
+		})
+	})
+}
+
+// p99 returns the 99th percentile of sorted latencies, in µs, or NaN when there are none.
+func p99(sorted []time.Duration) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	return micros(bench.Quantile(sorted, 0.99))
+}
