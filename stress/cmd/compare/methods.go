@@ -36,7 +36,13 @@ const methods = `How each row is measured (code: stress/bench):
   ShutDown, without yielding in between: the queue's goroutines that have not ended are left.
 - Row 8: one producer Adds at a steady pace (sleeping until each Add is due); latency from just
   before Add until the worker's Get returned; p50 and p99 by nearest rank.
-- Row B: live heap growth after queueing distinct keys with no worker, per item.
+- Row B: live heap growth after queueing distinct keys with no worker, per item, the queue at
+  rest: the baseline and the figure are each read once a collection frees less than 64 KiB,
+  a millisecond after the one before (a queue measured before, held by a cleanup or its
+  goroutines, is then gone, and so are the mailbox segments actorqueue's owner drops as it
+  goes to sleep after the burst). Tables grow by doubling, so the figure depends on where the
+  count falls between two doublings: the title says how full actorqueue's waiting set is
+  (16 bytes a slot for an int key, beside a FIFO ring of 8 bytes a slot).
 - Row A: runtime.MemStats.Mallocs over Add, Get, Done in one goroutine, per cycle, counting
   every goroutine's allocations (a queue's own goroutines allocate for it).
 - Rows P1, P2, P4 (issue 26, bench.Production): a named queue on string keys

@@ -44,3 +44,16 @@ func TestSelected(t *testing.T) {
 		t.Errorf("an empty -only selected %d experiments of %d", len(got), len(all))
 	}
 }
+
+// Row B's title states the load of actorqueue's waiting set: 200k items just past a doubling
+// (2^19 slots), 196,608 items at its three-quarter limit (2^18 slots).
+func TestWaitingSetLoad(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want float64
+	}{{200_000, 200_000.0 / (1 << 19)}, {196_608, 0.75}, {196_609, 196_609.0 / (1 << 19)}, {1, 1.0 / 8}} {
+		if got := waitingSetLoad(c.n); got != c.want {
+			t.Errorf("waitingSetLoad(%d) = %v, want %v", c.n, got, c.want)
+		}
+	}
+}
