@@ -40,6 +40,8 @@ type mode struct {
 	dupObjects, dupAdds int
 	// manyKeys is how many keys row M adds at once (issue 35 says 60,000).
 	manyKeys int
+	// heapItems is how many distinct keys rows H queue (-million; issue 36 says a million).
+	heapItems int
 }
 
 // quick is for CI: the whole run takes about 40 s on two cores, of which issue 26's rows take
@@ -65,7 +67,8 @@ var quick = mode{
 	steadyDuration:  100 * time.Millisecond,
 	dupObjects:      1_500,
 	dupAdds:         18_000,
-	manyKeys:        15_000,
+	manyKeys:        10_000,
+	heapItems:       200_000,
 }
 
 // full is the default: a few minutes, for the README's table.
@@ -90,4 +93,5 @@ var full = mode{
 	dupObjects:      5_000,
 	dupAdds:         60_000,
 	manyKeys:        60_000,
+	heapItems:       1_000_000,
 }
