@@ -61,5 +61,6 @@ func TestQueueHeapSeesThePeakAndWhatIsKept(t *testing.T) {
 	// race detector's heap accounts about 2% less of it).
 	hoarded := QueueHeap(withStringKeyed(ClientGo(), func(q Keyed[string]) Keyed[string] { return &hoarding{Keyed: q} }), keys, 1)
 	if d := hoarded.Drained - plain.Drained; d < 19_000<<10 || d > 22_000<<10 {
-		t.Errorf("Drained = %d for a queue that keeps 1 KiB per Get, %d for one that does not: want about 20,000 KiB more", hoarded.Drained, plain.Drained)	}
+		t.Errorf("Drained = %d for a queue that keeps 1 KiB per Get, %d for one that does not: want about 20,000 KiB more", hoarded.Drained, plain.Drained)
+	}
 }
