@@ -23,9 +23,9 @@ func ClientGo() Impl {
 	}
 }
 
-// clientGoProvider returns the client-go provider that records into sink. It is passed in the
-// queue's config: client-go's SetProvider, which component-base's package calls, takes effect
-// once per process.
+// clientGoProvider returns the client-go provider that records into sink: for Prometheus,
+// component-base's (see componentBase), which records in its legacyregistry, not in
+// sink.Registry.
 func clientGoProvider(sink Sink) workqueue.MetricsProvider {
 	if sink.Atomic != nil {
 		return sink.Atomic.ClientGo()
@@ -33,7 +33,7 @@ func clientGoProvider(sink Sink) workqueue.MetricsProvider {
 	if sink.Registry == nil {
 		panic("bench: a Sink with neither atomic metrics nor a registry")
 	}
-	return newClientGoPrometheus(sink.Registry)
+	return componentBase()
 }
 
 func newClientGoKind(k Kind) ShutDowner {

@@ -19,5 +19,9 @@
 // metrics, informer-like bursts of string keys, workers that spend CPU in each reconcile and
 // retry a few failures; with priorities and delays for the priority queues; in a process kept
 // busy by other goroutines), and [Steady] (a fixed offered rate, for the CPU per item and the
-// latency). They report the process's CPU time from getrusage ([ProcessCPU]).
+// latency). They report the process's CPU time from getrusage ([ProcessCPU]). Issue 35's shapes
+// are Production runs too: several producers with duplicate-heavy bursts, a thousand workers
+// that wait as for an API call, each add timed to its Get. Issue 36's heap figures for a queue
+// of many distinct keys come from [QueueHeap]; every heap figure is read from a settled heap
+// (see [BytesPerItem]).
 package bench

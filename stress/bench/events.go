@@ -9,12 +9,21 @@ import "math/rand/v2"
 // that some keys repeat within a burst (about one in eight) and windows that overlap repeat
 // keys across bursts. The seed is fixed: every implementation gets the same events.
 func InformerEvents(objects, events, burst int) []int {
+	return InformerStream(objects, events, burst, 4*burst, 0)
+}
+
+// InformerStream is InformerEvents with the window of each burst given, and one of many
+// streams: stream s draws from a seed of its own, so that several producers that each add a
+// stream (informers whose events map to the same keys) add different bursts. A window smaller
+// than burst makes the bursts duplicate-heavy: each key of a burst is drawn about
+// burst/window times. Stream 0 with a window of 4·burst is InformerEvents.
+func InformerStream(objects, events, burst, window int, stream uint64) []int {
 	out := make([]int, 0, max(objects, events))
 	for k := range objects {
 		out = append(out, k)
 	}
-	rng := rand.New(rand.NewPCG(26, 26))
-	window := min(4*burst, objects)
+	rng := rand.New(rand.NewPCG(26, 26+stream))
+	window = max(1, min(window, objects))
 	for len(out) < events {
 		from := rng.IntN(objects - window + 1)
 		for range min(burst, events-len(out)) {

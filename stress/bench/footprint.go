@@ -19,7 +19,7 @@ type Footprint struct {
 // by a profiler label set while the queues are created (see labelled), so that goroutines of
 // anything else in the process do not count.
 func MeasureFootprint(impl Impl, k Kind, count int) Footprint {
-	bytes := liveBytes()
+	bytes := settledLiveBytes()
 	queues := make([]ShutDowner, count)
 	label := labelled(func() {
 		for i := range queues {
@@ -27,7 +27,7 @@ func MeasureFootprint(impl Impl, k Kind, count int) Footprint {
 		}
 	})
 	f := Footprint{
-		BytesPerQueue:      float64(liveBytes()-bytes) / float64(count),
+		BytesPerQueue:      float64(settledLiveBytes()-bytes) / float64(count),
 		GoroutinesPerQueue: float64(countLabelled(label)) / float64(count),
 	}
 	for _, q := range queues {
@@ -38,16 +38,19 @@ func MeasureFootprint(impl Impl, k Kind, count int) Footprint {
 }
 
 // BytesPerItem adds items distinct keys to a new queue of impl, with no worker, and returns
-// the growth of the live heap divided by items.
+// the growth of the live heap divided by items: the queue at rest, from a baseline taken once
+// the queues measured before are gone, to the heap once the queue has let go of what the adds
+// needed only on their way in (see settledLiveBytes). Hash tables grow by doubling, so the
+// figure depends on where items falls between two doublings of each implementation's tables.
 func BytesPerItem(impl Impl, items int) float64 {
 	q := impl.New(DefaultRetry)
 	q.Len() // let every implementation finish its start-up allocations
-	before := liveBytes()
+	before := settledLiveBytes()
 	for key := 0; key < items; key++ {
 		q.Add(key)
 	}
 	q.Len() // controller-runtime applies Adds in the background, up to the next Len
-	grown := liveBytes() - before
+	grown := settledLiveBytes() - before
 	q.ShutDown()
 	return float64(grown) / float64(items)
 }
@@ -81,6 +84,34 @@ func liveBytes() int64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapAlloc + m.StackInuse)
+}
+
+// settleSlack is how little a collection may free for the live heap to count as settled: the
+// measuring code's own garbage, not a queue's.
+const settleSlack = 64 << 10
+
+// settledLiveBytes is liveBytes once what the process let go of has gone: it collects again,
+// after a millisecond each time, until a collection frees less than settleSlack (ten times at
+// most). One collection is not enough after a queue was measured: a queue that a cleanup
+// watches (runtime.AddCleanup, as actorqueue's do) stays reachable from the cleanup until it
+// has run, after the collection that found the queue unreachable, and a queue shut down a
+// moment ago stays reachable from its goroutines until they have exited (controller-runtime's
+// end after ShutDown returns). Either way a 200k-item queue measured before was freed during
+// the next measurement, which then came out low, or below zero. Nor is one collection enough
+// right after a burst of adds: actorqueue's owner drops the mailbox segments that carried the
+// burst only as it goes to sleep, a moment after answering the Len that ends the burst, and a
+// collection before that counted them (about 60 bytes an item for 200k ints).
+func settledLiveBytes() int64 {
+	live := liveBytes()
+	for range 10 {
+		time.Sleep(time.Millisecond)
+		next := liveBytes()
+		if live-next < settleSlack {
+			return next
+		}
+		live = next
+	}
+	return live
 }
 
 // awaitGoroutines waits, up to 10 s, until no goroutine carries label: after a ShutDown some

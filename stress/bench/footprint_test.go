@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"math"
+	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -145,4 +147,43 @@ func TestAllocsPerCycleSeesEveryAllocation(t *testing.T) {
 	if extra := retained - plain; extra < 1 || extra > 1.05 {
 		t.Errorf("AllocsPerCycle grew by %v with one more allocation per Add, want 1 to 1.05", extra)
 	}
+}
+
+// A queue measured before, and held until a cleanup has run (as actorqueue's queues are), is
+// garbage only after that: freed during the next measurement, it made that one low, or below
+// zero. BytesPerItem's baseline waits for it.
+func TestBytesPerItemWaitsForWhatACleanupHolds(t *testing.T) {
+	clean := BytesPerItem(ClientGo(), 20_000)
+	owner, held := new([64]byte), make([]byte, 16<<20)
+	runtime.AddCleanup(owner, func(b []byte) { runtime.KeepAlive(b) }, held)
+	owner, held = nil, nil
+	if got := BytesPerItem(ClientGo(), 20_000); math.Abs(got-clean) > 8 {
+		t.Errorf("BytesPerItem = %.1f after 16 MiB held by a cleanup became garbage, %.1f without: want the same", got, clean)
+	}
+}
+
+// dropping is client-go's queue, whose Len gives 16 MiB to a goroutine that lets go of it 200 µs
+// later, as actorqueue's owner drops the segments of a burst once it goes to sleep.
+type dropping struct{ Queue }
+
+func (q dropping) Len() int {
+	burst := make([]byte, 16<<20)
+	go func() {
+		time.Sleep(200 * time.Microsecond)
+		runtime.KeepAlive(burst)
+	}()
+	return q.Queue.Len()
+}
+
+// What a queue lets go of a moment after the adds is not counted as what it keeps.
+func TestBytesPerItemCountsTheQueueAtRest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		impl := ClientGo()
+		newQueue := impl.New
+		impl.New = func(r Retry) Queue { return dropping{newQueue(r)} }
+		plain, dropped := BytesPerItem(ClientGo(), 20_000), BytesPerItem(impl, 20_000)
+		if math.Abs(dropped-plain) > 8 {
+			t.Errorf("BytesPerItem = %.1f for a queue that drops 16 MiB after its Len, %.1f for one that does not: want the same", dropped, plain)
+		}
+	})
 }

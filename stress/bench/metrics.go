@@ -14,12 +14,13 @@ import (
 type Sink struct {
 	// Atomic records into atomic counters and gauges: what any provider at least does.
 	Atomic *AtomicMetrics
-	// Registry records real Prometheus metrics, with the names, labels and buckets of client-go's
-	// workqueue metrics, registered in Registry: this project's prometheus module for
-	// actorqueue, and collectors of the same names and buckets (component-base's) for client-go.
-	// The priority queues (actorqueue priority, controller-runtime) record in controller-
-	// runtime's own registry instead, as a controller-runtime controller's queue does, and leave
-	// Registry empty.
+	// Registry, when set, makes each queue record real Prometheus metrics through its library's
+	// own wiring, as its users get them: actorqueue's FIFO queue through this project's
+	// prometheus module, in Registry; client-go's through component-base's provider
+	// (k8s.io/component-base/metrics/prometheus/workqueue), in component-base's legacyregistry,
+	// as a Kubernetes controller's queue does; the priority queues (actorqueue priority,
+	// controller-runtime) in controller-runtime's registry, as a controller-runtime
+	// controller's queue does. Only actorqueue's FIFO queue records in Registry itself.
 	Registry *prometheus.Registry
 }
 

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -9,23 +10,36 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 )
 
-// ProductionSpec is rows P1, P2 and P4 of issue 26: a queue run as a controller runs it. A
-// producer adds informer-like bursts of string keys (InformerEvents); workers spend CPU in each
-// reconcile; a few reconciles fail and are retried with AddRateLimited, the others end with
-// Forget.
+// ProductionSpec is rows P1, P2 and P4 of issue 26 and rows D and M of issue 35: a queue run
+// as a controller runs it. Producers add informer-like bursts of string keys (InformerStream);
+// workers spend CPU in each reconcile, and may wait as for an API call; a few reconciles fail
+// and are retried with AddRateLimited, the others end with Forget.
 type ProductionSpec struct {
 	// Objects is how many objects there are: key k is "namespace-<k mod 50>/object-<k>".
 	Objects int
-	// Events is how many adds the producer makes, the initial list of Objects included.
+	// Events is how many adds the producers make in all, their initial lists included.
 	Events int
-	// Burst is how many adds the producer makes at once. After each burst it waits until
-	// fewer than Burst keys are owed a reconcile, so that bursts arrive while the workers are
-	// busy and the queue holds about two bursts at most, as in a controller that keeps up.
+	// Producers is how many goroutines add, 1 if zero. Each adds Events/Producers keys, a
+	// stream of its own (InformerStream): the initial list of Objects, then bursts, as
+	// informers whose events map to the same keys do.
+	Producers int
+	// Burst is how many adds a producer makes at once. After each burst it waits until at most
+	// Backlog keys are owed a reconcile, so that bursts arrive while the workers are busy and
+	// the queue holds about Backlog keys plus a burst, as in a controller that keeps up.
 	Burst int
+	// Window is how many consecutive objects a burst draws its keys from (4·Burst if zero): a
+	// window smaller than Burst adds each key of the burst about Burst/Window times.
+	Window int
+	// Backlog is how many keys may be owed a reconcile when a producer starts its next burst
+	// (Burst if zero).
+	Backlog int
 	// Workers is how many goroutines reconcile.
 	Workers int
 	// Work is the CPU each reconcile spends, in rounds of Spend (see WorkFor).
 	Work int
+	// Wait is how long each reconcile then sleeps, as for a call to an API server; zero for
+	// none.
+	Wait time.Duration
 	// FailPermille is how many reconciles in a thousand fail. Whether one fails is decided by
 	// the key and how many times it was reconciled, the same in every run; a key fails at most
 	// three times in a row.
@@ -76,6 +90,10 @@ type ProductionResult struct {
 	Name string
 	// Spins counts the spins of the Busy goroutines (spinRounds rounds of Spend each).
 	Spins int64
+	// Latencies are the Add-to-Get latencies, sorted: for each add that found its key owed no
+	// reconcile, from just before that Add until a worker's Get returned the key next. Adds of
+	// a key already owed one, which the queue merges, and retries are not timed.
+	Latencies []time.Duration
 }
 
 // queueSeq numbers the named queues, so that each has a name of its own.
@@ -92,12 +110,17 @@ func queueName(prefix string) string {
 // To know when the queue has drained, the workload counts the keys owed a reconcile
 // (pending): an add of a key not yet owed one makes it owed, and a reconcile that succeeds
 // pays what its key owes, including the adds it took before failing or asking for a
-// RequeueAfter. The producer holds one unit until it has added everything, so pending falls to
-// zero once, at the end. The producer is a goroutine of its own, as an informer's is.
+// RequeueAfter. Each producer holds one unit until it has added everything, so pending falls
+// to zero once, at the end. Each producer is a goroutine of its own, as an informer's is.
 func Production(impl Impl, spec ProductionSpec) (res ProductionResult, ok bool) {
-	r := &productionRun{spec: spec, keys: ObjectKeys(spec.Objects),
-		owed: make([]atomic.Bool, spec.Objects), state: make([]keyState, spec.Objects),
-		progress: make(chan struct{}, 1), finished: make(chan struct{}), stop: make(chan struct{})}
+	producers := max(1, spec.Producers)
+	r := &productionRun{spec: spec, keys: ObjectKeys(spec.Objects), backlog: int64(spec.Backlog),
+		owed: make([]atomic.Bool, spec.Objects), addedAt: make([]atomic.Int64, spec.Objects),
+		state: make([]keyState, spec.Objects), progress: make(chan struct{}, producers),
+		finished: make(chan struct{}), stop: make(chan struct{})}
+	if r.backlog == 0 {
+		r.backlog = int64(spec.Burst)
+	}
 	switch {
 	case spec.Priorities:
 		if impl.NewPrioritized == nil {
@@ -112,8 +135,15 @@ func Production(impl Impl, spec ProductionSpec) (res ProductionResult, ok bool) 
 	default:
 		r.q = impl.NewStringKeyed(spec.Retry)
 	}
-	events := InformerEvents(spec.Objects, spec.Events, spec.Burst)
-	r.pending.Store(1) // the producer's hold
+	window := spec.Window
+	if window == 0 {
+		window = 4 * spec.Burst
+	}
+	streams := make([][]int, producers)
+	for p := range streams {
+		streams[p] = InformerStream(spec.Objects, spec.Events/producers, spec.Burst, window, uint64(p))
+	}
+	r.pending.Store(int64(producers)) // each producer's hold
 	var workers, producer sync.WaitGroup
 	for range spec.Workers {
 		workers.Go(r.work)
@@ -121,8 +151,10 @@ func Production(impl Impl, spec ProductionSpec) (res ProductionResult, ok bool) 
 	stopSpinning := spin(spec.Busy)
 
 	cpuBefore, cpuKnown := ProcessCPU()
-	start := time.Now()
-	producer.Go(func() { r.produce(events) })
+	r.start = time.Now()
+	for _, events := range streams {
+		producer.Go(func() { r.produce(events) })
+	}
 	var deadline <-chan time.Time
 	if spec.Deadline > 0 {
 		timer := time.NewTimer(spec.Deadline)
@@ -135,7 +167,7 @@ func Production(impl Impl, spec ProductionSpec) (res ProductionResult, ok bool) 
 	case <-deadline:
 		close(r.stop)
 	}
-	res.Elapsed = time.Since(start)
+	res.Elapsed = time.Since(r.start)
 	res.Reconciles = r.reconciles.Load() // before the workers take what the queue still holds
 	cpuAfter, cpuAfterKnown := ProcessCPU()
 	res.CPU, res.CPUKnown = cpuAfter-cpuBefore, cpuKnown && cpuAfterKnown
@@ -147,26 +179,36 @@ func Production(impl Impl, spec ProductionSpec) (res ProductionResult, ok bool) 
 	if res.Drained {
 		res.Reconciles = r.reconciles.Load()
 	}
+	slices.Sort(r.latencies)
+	res.Latencies = r.latencies
 	return res, true
 }
 
 // productionRun is the state of one Production run.
 type productionRun struct {
-	spec ProductionSpec
-	q    Keyed[string]
-	pq   Prioritized // q, if it has priorities (row P4); nil otherwise
-	keys []string
-	// owed[k] is set by an add of key k and cleared by the next reconcile of k to start.
-	owed  []atomic.Bool
-	state []keyState
-	// pending counts the keys owed a reconcile, and the producer's hold.
+	spec    ProductionSpec
+	q       Keyed[string]
+	pq      Prioritized // q, if it has priorities (row P4); nil otherwise
+	keys    []string
+	backlog int64 // the spec's Backlog, or its Burst
+	start   time.Time
+	// owed[k] is set by an add of key k and cleared by the next reconcile of k to start;
+	// addedAt[k] is when the add that set it began, in nanoseconds from start.
+	owed    []atomic.Bool
+	addedAt []atomic.Int64
+	state   []keyState
+	// pending counts the keys owed a reconcile, and each producer's hold.
 	pending atomic.Int64
-	// waiting is set while the producer waits for pending to fall; progress wakes it.
-	waiting  atomic.Bool
+	// waiting counts the producers that wait for pending to fall; progress wakes them, with a
+	// token for each producer, so that none is left waiting when several are.
+	waiting  atomic.Int32
 	progress chan struct{}
 	// finished is closed when pending falls to zero; stop, at the deadline.
 	finished, stop                 chan struct{}
 	reconciles, failures, requeues atomic.Int64
+	// latencies collects the workers' Add-to-Get latencies as they return.
+	mu        sync.Mutex
+	latencies []time.Duration
 }
 
 // keyState is what the workload knows of one key. Only the worker holding the key reads or
@@ -183,11 +225,15 @@ type keyState struct {
 var lowPriority, highPriority = -100, 10
 
 // produce adds the events, a burst at a time, then lets go of the producer's hold. It returns
-// early when stop closes.
+// early when stop closes. The instant of an add that makes its key owed is stored before the
+// key is marked owed, so that the worker that clears the mark reads it.
 func (r *productionRun) produce(events []int) {
 	for i, k := range events {
-		if !r.owed[k].Swap(true) {
-			r.pending.Add(1)
+		if !r.owed[k].Load() {
+			r.addedAt[k].Store(int64(time.Since(r.start)))
+			if !r.owed[k].Swap(true) {
+				r.pending.Add(1)
+			}
 		}
 		if r.pq != nil {
 			var opts priorityqueue.AddOpts
@@ -202,22 +248,22 @@ func (r *productionRun) produce(events []int) {
 			r.q.Add(r.keys[k])
 		}
 		if (i+1)%r.spec.Burst == 0 {
-			r.waiting.Store(true)
-			for r.pending.Load() > int64(r.spec.Burst) {
+			r.waiting.Add(1)
+			for r.pending.Load() > r.backlog {
 				select {
 				case <-r.progress:
 				case <-r.stop:
 					return
 				}
 			}
-			r.waiting.Store(false)
+			r.waiting.Add(-1)
 		}
 	}
 	r.pay(1)
 }
 
-// pay takes units off pending, closes finished if none are left, and wakes the producer if it
-// waits and few enough are.
+// pay takes units off pending, closes finished if none are left, and wakes the producers that
+// wait if few enough are.
 func (r *productionRun) pay(units int64) {
 	if units == 0 {
 		return
@@ -225,16 +271,24 @@ func (r *productionRun) pay(units int64) {
 	left := r.pending.Add(-units)
 	if left == 0 {
 		close(r.finished)
-	} else if left <= int64(r.spec.Burst) && r.waiting.Load() {
-		select {
-		case r.progress <- struct{}{}:
-		default:
+	} else if left <= r.backlog && r.waiting.Load() > 0 {
+		for range cap(r.progress) {
+			select {
+			case r.progress <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
 
 // work is a worker: it reconciles what the queue hands it until shutdown.
 func (r *productionRun) work() {
+	var latencies []time.Duration
+	defer func() {
+		r.mu.Lock()
+		r.latencies = append(r.latencies, latencies...)
+		r.mu.Unlock()
+	}()
 	for {
 		var (
 			key      string
@@ -249,20 +303,27 @@ func (r *productionRun) work() {
 		if shutdown {
 			return
 		}
-		r.reconcile(key, priority)
+		if lat, ok := r.reconcile(key, priority); ok {
+			latencies = append(latencies, lat)
+		}
 	}
 }
 
-// reconcile spends the spec's CPU on key, then fails, asks for a RequeueAfter or succeeds, as
-// the spec decides, and calls Done.
-func (r *productionRun) reconcile(key string, priority int) {
+// reconcile spends the spec's CPU on key and waits the spec's Wait, then fails, asks for a
+// RequeueAfter or succeeds, as the spec decides, and calls Done. It returns the key's
+// Add-to-Get latency if an add made it owed since its last reconcile began.
+func (r *productionRun) reconcile(key string, priority int) (latency time.Duration, timed bool) {
 	k := keyOf(key)
 	st := &r.state[k]
 	if r.owed[k].Swap(false) {
 		st.held++
+		latency, timed = time.Since(r.start)-time.Duration(r.addedAt[k].Load()), true
 	}
 	st.reconciles++
 	kept.Add(Spend(key, r.spec.Work))
+	if r.spec.Wait > 0 {
+		time.Sleep(r.spec.Wait)
+	}
 	fail := st.streak < 3 && mix(uint64(k), st.reconciles)%1000 < uint64(r.spec.FailPermille)
 	requeue := !fail && r.pq != nil && !st.requeued &&
 		mix(uint64(k)+1<<40, st.reconciles)%1000 < uint64(r.spec.RequeuePermille)
@@ -290,4 +351,5 @@ func (r *productionRun) reconcile(key string, priority int) {
 	r.q.Done(key)
 	r.reconciles.Add(1)
 	r.pay(paid)
+	return latency, timed
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/component-base/metrics/legacyregistry"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
@@ -84,6 +85,18 @@ func gathered(t *testing.T, reg prometheus.Gatherer, family, queue string) float
 	return -1
 }
 
+// recordsIn returns where the named queues of impl record with a Sink of reg: each where its
+// library's wiring puts it (see Sink.Registry).
+func recordsIn(impl Impl, reg *prometheus.Registry) prometheus.Gatherer {
+	switch {
+	case impl.Name == "client-go":
+		return legacyregistry.DefaultGatherer
+	case impl.NewPrioritized != nil:
+		return crmetrics.Registry
+	}
+	return reg
+}
+
 func TestProductionWithAtomicMetrics(t *testing.T) {
 	for _, impl := range Impls() {
 		t.Run(impl.Name, func(t *testing.T) {
@@ -120,11 +133,7 @@ func TestProductionWithPrometheus(t *testing.T) {
 				recorded, queues := recordingKeys(impl)
 				res, _ := Production(recorded, spec)
 				checkProduction(t, spec, res, queues()[0])
-				// The priority queues record in controller-runtime's registry.
-				var where prometheus.Gatherer = reg
-				if impl.NewPrioritized != nil {
-					where = crmetrics.Registry
-				}
+				where := recordsIn(impl, reg)
 				if adds := gathered(t, where, "workqueue_adds_total", res.Name); adds < float64(spec.Objects) {
 					t.Errorf("workqueue_adds_total{name=%q} = %v, want at least one per object (%d)", res.Name, adds, spec.Objects)
 				}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 func TestSteadyOffersTheRate(t *testing.T) {
@@ -49,11 +48,7 @@ func TestSteadyOffersTheRate(t *testing.T) {
 					if !named {
 						return
 					}
-					var where prometheus.Gatherer = reg
-					if impl.NewPrioritized != nil {
-						where = crmetrics.Registry
-					}
-					if got := gathered(t, where, "workqueue_adds_total", res.Name); got != 100 {
+					if got := gathered(t, recordsIn(impl, reg), "workqueue_adds_total", res.Name); got != 100 {
 						t.Errorf("workqueue_adds_total{name=%q} = %v, want 100", res.Name, got)
 					}
 				})

@@ -7,8 +7,11 @@
 //
 // Run it from the repository root:
 //
-//	go run ./stress/cmd/compare          # full: 7 rounds, about ten minutes
-//	go run ./stress/cmd/compare -quick   # CI: 3 rounds of smaller runs, about a minute
+//	go run ./stress/cmd/compare            # full: 7 rounds, about ten minutes
+//	go run ./stress/cmd/compare -quick     # CI: 3 rounds of smaller runs, about a minute
+//	go run ./stress/cmd/compare -million   # rows H alone: a queue of a million distinct keys
+//
+// -only D,P2 runs only the experiments with rows of those ids or prefixes.
 //
 // Progress goes to standard error, the table to standard output.
 package main
@@ -32,6 +35,8 @@ func main() {
 	}
 	quickMode := flag.Bool("quick", false, "quick mode for CI: fewer rounds and smaller runs")
 	outDir := flag.String("out", filepath.Join("stress", "results"), "directory for compare.md and compare.svg")
+	only := flag.String("only", "", "comma-separated row ids or id prefixes (P2,D): run only the experiments with such a row")
+	million := flag.Bool("million", false, "run rows H alone, the heap of a queue of a million distinct keys (200k with -quick), and write million.md")
 	flag.Parse()
 
 	m := full
@@ -46,10 +51,16 @@ func main() {
 	cpuBefore, cpuKnown := readCPUTimes()
 	ownBefore, ownKnown := ownCPU()
 	runStart := time.Now()
-	res := run(plan(m, wakeupsOnce(m.idleQueues)), bench.Impls(), m.rounds, os.Stderr)
+	experiments, explained, name := selected(plan(m, wakeupsOnce(m.idleQueues)), *only), methods, "compare"
+	if *million {
+		experiments, explained, name = heapPlan(m.heapItems), heapMethods, "million"
+	}
+	res := run(experiments, bench.Impls(), m.rounds, os.Stderr)
 	wall := time.Since(runStart)
 	conditions := "Machine: " + where + "."
-	conditions += fmt.Sprintf("\nRows P: %v of reconcile CPU is %d rounds of FNV hashing, as timed at the start.", shortWork, bench.WorkFor(shortWork))
+	if !*million {
+		conditions += fmt.Sprintf("\nRows P, D, M: %v of reconcile CPU is %d rounds of FNV hashing, as timed at the start.", shortWork, bench.WorkFor(shortWork))
+	}
 	if cpuAfter, ok := readCPUTimes(); ok && cpuKnown {
 		if steal := stealDuring(cpuBefore, cpuAfter); steal != "" {
 			conditions += "\n" + steal
@@ -63,13 +74,13 @@ func main() {
 
 	report := fmt.Sprintf("Measured %s with `%s` (%s mode, %d rounds, %s).\n%s\n\n%s\n\n%s\n%s\n",
 		started.Format("2006-01-02 15:04 MST"), command, m.name, m.rounds, time.Since(started).Round(time.Second),
-		conditions, tableLegend, res.markdown(), methods)
+		conditions, tableLegend, res.markdown(), explained)
 	fmt.Print(report)
-	if err := write(*outDir, report, res.chart("Throughput per row, median over rounds (longer is better) — "+started.Format("2006-01-02"))); err != nil {
+	if err := write(*outDir, name, report, res.chart("Throughput per row, median over rounds (longer is better) — "+started.Format("2006-01-02"))); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s and %s\n", filepath.Join(*outDir, "compare.md"), filepath.Join(*outDir, "compare.svg"))
+	fmt.Fprintf(os.Stderr, "wrote %s and %s\n", filepath.Join(*outDir, name+".md"), filepath.Join(*outDir, name+".svg"))
 }
 
 // wakeupsOnce returns a lookup of the wake-up figures that runs the child process on first use.
@@ -95,13 +106,13 @@ func wakeupsOnce(idleQueues int) func(impl string) wakeupFigures {
 	}
 }
 
-// write puts the report and the chart into dir.
-func write(dir, report, chart string) error {
+// write puts the report and the chart into dir, as name.md and name.svg.
+func write(dir, name, report, chart string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "compare.md"), []byte(report), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(report), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "compare.svg"), []byte(chart), 0o644)
+	return os.WriteFile(filepath.Join(dir, name+".svg"), []byte(chart), 0o644)
 }

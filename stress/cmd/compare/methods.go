@@ -36,15 +36,23 @@ const methods = `How each row is measured (code: stress/bench):
   ShutDown, without yielding in between: the queue's goroutines that have not ended are left.
 - Row 8: one producer Adds at a steady pace (sleeping until each Add is due); latency from just
   before Add until the worker's Get returned; p50 and p99 by nearest rank.
-- Row B: live heap growth after queueing distinct keys with no worker, per item.
+- Row B: live heap growth after queueing distinct keys with no worker, per item, the queue at
+  rest: the baseline and the figure are each read once a collection frees less than 64 KiB,
+  a millisecond after the one before (a queue measured before, held by a cleanup or its
+  goroutines, is then gone, and so are the mailbox segments actorqueue's owner drops as it
+  goes to sleep after the burst). Tables grow by doubling, so the figure depends on where the
+  count falls between two doublings: the title says how full actorqueue's waiting set is
+  (16 bytes a slot for an int key, beside a FIFO ring of 8 bytes a slot).
 - Row A: runtime.MemStats.Mallocs over Add, Get, Done in one goroutine, per cycle, counting
   every goroutine's allocations (a queue's own goroutines allocate for it).
 - Rows P1, P2, P4 (issue 26, bench.Production): a named queue on string keys
   ("namespace-<k mod 50>/object-<k>"), a unique name per run. P1a–d: a metrics provider of
   atomic counters and gauges (histograms as atomic count and sum); P1e–h: real Prometheus
-  metrics: our prometheus module and, for client-go, collectors of component-base's names and
-  buckets, passed in the config, in a fresh registry per run; the priority queues record in
-  controller-runtime's registry with its own provider (ours: the controllerruntime module's).
+  metrics, each through its library's own wiring: our prometheus module (a fresh registry per
+  run); for client-go, component-base's provider (k8s.io/component-base/metrics/prometheus/
+  workqueue, installed as client-go's global provider, in component-base's legacyregistry);
+  the priority queues in controller-runtime's registry with its own provider (ours: the
+  controllerruntime module's).
   One producer goroutine adds the initial list (every object once), then watch events in bursts
   of 256 drawn from windows of 1024 objects (keys repeat within and across bursts); after each
   burst it waits until fewer than 256 keys are owed a reconcile. 8 workers spend the stated CPU
@@ -56,12 +64,24 @@ const methods = `How each row is measured (code: stress/bench):
   the run, divided by the reconciles.
 - Row P2: P1e (P2b: unnamed, no metrics) with runtime.GOMAXPROCS(0) goroutines hashing
   without blocking in the same process; a run not drained by its deadline is cut there, and
-  reconciles/s counts the reconciles until then. The worst round is the figure to read.
+  reconciles/s counts the reconciles until then. The worst round is the figure to read. P2c
+  and P2d: the p99 Add-to-Get latency of the same runs (as in rows D).
 - Row P3 (bench.Steady): one producer offers distinct string keys at a fixed rate for a fixed
   time, adding every item that is due, then sleeping until the next is (an overshooting sleep is
   caught up in one batch); the workers spend the stated CPU on each; process CPU per item from
   getrusage; latency from just before Add until Get returned, p50 and p99 by nearest rank. Named
   queues record Prometheus metrics as in P1e–h.
+- Rows D (issue 35, bench.Production): duplicate-heavy bursts. Two producers, as two informers
+  whose events map to the same keys, each add the initial list and then bursts of 768 adds
+  drawn from a window of 256 consecutive objects (each key of a burst about 3 times), until
+  the adds average 12 per key; a producer starts its next burst once at most 256 keys are
+  owed a reconcile. Named, Prometheus as in P1e–h. Wall time from the first add until every
+  key was reconciled after its last add; the process's CPU time over it (getrusage); and the
+  p99 Add-to-Get latency: for each add that found its key owed no reconcile, from just before
+  the Add until a worker's Get returned the key (the other adds are merged, retries not timed).
+- Row M (issue 35): one producer adds every key at once, as an initial list; 1,000 workers
+  each spend the stated CPU then sleep 200 µs per reconcile, as for an API call; no failures.
+  Named, Prometheus as in P1e–h. Items/s until the last reconcile; process CPU per item.
 - Row P4: the priority queues only (the FIFO queues have no priorities: n/a), named in
   controller-runtime's registry, on P1e's workload with controller-runtime's calls: the initial
   list at priority -100 and one watch event in ten at priority 10 (AddWithOpts), workers take

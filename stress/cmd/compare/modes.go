@@ -35,6 +35,13 @@ type mode struct {
 	busyDeadline time.Duration
 	// steadyDuration is how long row P3 offers items at each rate.
 	steadyDuration time.Duration
+	// dupObjects and dupAdds size rows D: how many keys, and how many adds in all (issue 35
+	// says 5,000 keys added about 12 times each).
+	dupObjects, dupAdds int
+	// manyKeys is how many keys row M adds at once (issue 35 says 60,000).
+	manyKeys int
+	// heapItems is how many distinct keys rows H queue (-million; issue 36 says a million).
+	heapItems int
 }
 
 // quick is for CI: the whole run takes about 40 s on two cores, of which issue 26's rows take
@@ -58,6 +65,10 @@ var quick = mode{
 	events:          3_000,
 	busyDeadline:    time.Second,
 	steadyDuration:  100 * time.Millisecond,
+	dupObjects:      1_500,
+	dupAdds:         18_000,
+	manyKeys:        10_000,
+	heapItems:       200_000,
 }
 
 // full is the default: a few minutes, for the README's table.
@@ -79,4 +90,8 @@ var full = mode{
 	events:          12_000,
 	busyDeadline:    5 * time.Second,
 	steadyDuration:  500 * time.Millisecond,
+	dupObjects:      5_000,
+	dupAdds:         60_000,
+	manyKeys:        60_000,
+	heapItems:       1_000_000,
 }

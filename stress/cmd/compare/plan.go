@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/actorqueue/workqueue/stress/bench"
@@ -159,12 +162,46 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 			return wakeups(impl.Name).PerKind
 		}},
 		{name: "bytes per item", rows: []row{
-			{id: "B", title: fmt.Sprintf("bytes per queued item (%dk distinct keys, no worker)", m.queuedItems/1000), unit: "B", better: lowerIsBetter},
+			{id: "B", title: fmt.Sprintf("bytes per queued item (%dk distinct int keys, no worker, at rest; actorqueue's waiting set %.0f%% full)",
+				m.queuedItems/1000, 100*waitingSetLoad(m.queuedItems)), unit: "B", better: lowerIsBetter},
 		}, measure: func(impl bench.Impl) []float64 { return []float64{bench.BytesPerItem(impl, m.queuedItems)} }},
 		{name: "allocations", rows: []row{
 			{id: "A", title: "allocations per Add/Get/Done cycle, one goroutine", unit: "allocs", better: lowerIsBetter, targets: []target{{peer: clientGo, ratio: 1}}},
 		}, measure: func(impl bench.Impl) []float64 { return []float64{bench.AllocsPerCycle(impl, m.allocCycles)} }},
-	}, append(controllerPlan(m), groupPlan(m)...)...)
+	}, slices.Concat(controllerPlan(m), shapePlan(m), groupPlan(m))...)
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// selected returns the experiments with a row whose id starts with one of the comma-separated
+// prefixes of only; every experiment when only is empty.
+func selected(experiments []experiment, only string) []experiment {
+	if only == "" {
+		return experiments
+	}
+	prefixes := strings.Split(only, ",")
+	return slices.DeleteFunc(slices.Clone(experiments), func(exp experiment) bool {
+		return !slices.ContainsFunc(exp.rows, func(r row) bool {
+			return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(r.id, p) })
+		})
+	})
+}
+
+// waitingSetLoad returns how full actorqueue's set of waiting items is with n items in it:
+// its table (internal/table) has the fewest slots, a power of two, that hold n at most three
+// quarters full. Row B's figure depends on it: just past a doubling, half the slots are empty.
+func waitingSetLoad(n int) float64 {
+	slots := 8
+	for 4*n > 3*slots {
+		slots *= 2
+	}
+	return float64(n) / float64(slots)
+}
+
+// p99 returns the 99th percentile of sorted latencies, in µs, or NaN when there are none.
+func p99(sorted []time.Duration) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	return micros(bench.Quantile(sorted, 0.99))
+}
