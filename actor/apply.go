@@ -60,7 +60,7 @@ func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
 	case opAdd:
 		q.core.Add(c.item)
 	case opAddBatch:
-		r.items = q.addBatch(c)
+		c.more.items = q.addBatch(c)
 	case opAddAfter:
 		q.core.AddAfter(c.item, q.instantOf(c.at))
 	case opAddRateLimited:
@@ -115,7 +115,7 @@ func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
 	case opLen:
 		r.n = q.core.Len()
 	case opSnapshot:
-		r.snapshot = q.core.Snapshot(q.instant())
+		c.more.snapshot = q.core.Snapshot(q.instant())
 	case opTrackDelayed:
 		q.metrics.TrackDelayed()
 		q.metrics.SetDelayed(q.fifo.Delayed())

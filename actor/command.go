@@ -42,9 +42,11 @@ type command[T comparable] struct {
 
 // details are the fields of the less common commands.
 type details[T comparable] struct {
-	items  []T  // opAddBatch
+	items  []T  // opAddBatch; the answer of opShutDown with report, and of opAddBatch (given up)
 	drain  bool // opShutDown: wait until no item is being processed
 	report bool // opShutDown: answer with the items being processed
+
+	snapshot queue.Snapshot // the answer of opSnapshot
 
 	// The options of an add to a priority queue.
 	after       time.Duration
@@ -63,15 +65,15 @@ func (c *command[T]) extra() *details[T] {
 	return c.more
 }
 
-// result is the owner's answer to a command.
+// result is the owner's answer to a command. It is copied for every command answered, so the
+// rarer answers (a snapshot, lists of items) go into the command's details instead, which the
+// caller reads once answered.
 type result[T any] struct {
 	item      T
 	n         int  // a count, or the priority of a priority queue's item
 	shutdown  bool // the queue is shut down: no item
 	cancelled bool // a getter gave up before an item came
-	items     []T
-	snapshot  queue.Snapshot
-	fault     any // a panic to raise in the caller
+	fault     any  // a panic to raise in the caller
 }
 
 // handoff is a reserved item on its way to a getter, with its reservation number.

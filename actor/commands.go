@@ -122,7 +122,11 @@ func (q *Queue[T]) Len() int { return q.call(command[T]{op: opLen}).n }
 
 // Snapshot returns the queue's counts at this instant, for debugging; it does not stop the
 // queue. It works after shutdown too.
-func (q *Queue[T]) Snapshot() queue.Snapshot { return q.call(command[T]{op: opSnapshot}).snapshot }
+func (q *Queue[T]) Snapshot() queue.Snapshot {
+	d := &details[T]{}
+	q.call(command[T]{op: opSnapshot, more: d})
+	return d.snapshot
+}
 
 // TrackDelayed makes a queue created without delays record, from now on, how many of its items
 // wait in the delay heap, when its metrics provider offers that gauge: for a delaying queue

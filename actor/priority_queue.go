@@ -61,7 +61,8 @@ func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 		}
 	}
 	if counting {
-		q.giveUp(l, l.retries.Max+1, q.call(c).items...)
+		q.call(c)
+		q.giveUp(l, l.retries.Max+1, d.items...) // the items the owner gave up on
 		return
 	}
 	q.post(c)

@@ -32,11 +32,12 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 	reply := q.replies.Get().(chan result[T])
 	q.putShutDown(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
 	var drained, cut result[T]
+	report := &details[T]{report: true}
 	select {
 	case drained = <-reply:
 	case <-ctx.Done():
 		// A plain shutdown, which reports the items in processing, ends the drain above too.
-		cut = q.ask(command[T]{op: opShutDown, more: &details[T]{report: true}})
+		cut = q.ask(command[T]{op: opShutDown, more: report})
 		drained = <-reply
 	}
 	q.replies.Put(reply)
@@ -45,10 +46,10 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 	// the first answer given, which is the drain's. Raise it now that the owner has gone.
 	throw(drained)
 	throw(cut)
-	if len(cut.items) == 0 {
+	if len(report.items) == 0 {
 		return nil, nil // the drain completed, before ctx ended or as it did
 	}
-	return cut.items, ctx.Err()
+	return report.items, ctx.Err()
 }
 
 // shutDownAsk is ask for a shutdown command (see putShutDown).
@@ -76,7 +77,7 @@ func (q *Queue[T]) putShutDown(c command[T]) {
 func (q *Queue[T]) shutDown(c *command[T]) (r result[T], parked bool) {
 	d := c.extra()
 	if d.report {
-		r.items = q.core.InProcessing()
+		d.items = q.core.InProcessing()
 	}
 	if q.core.ShutDown() {
 		q.stopping.Store(true)
