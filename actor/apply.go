@@ -12,13 +12,13 @@ import (
 // (controller-runtime's). The owner calls it with the instants it reads, and carries out what
 // it returns: metric events, items due, items to hand out.
 type core[T comparable] interface {
-	Add(item T)
+	Add(item T, at time.Time)
 	AddAfter(item T, at time.Time)
 	Advance(now time.Time) bool
 	NextDue() (time.Time, bool)
 	Due(now time.Time)
 	HandOut(now time.Time) (item T, priority int, ok bool)
-	GiveBack(item T, priority int)
+	GiveBack(item T, priority int, at time.Time)
 	Done(item T) bool
 	ShutDown() bool
 	Closed() bool
@@ -36,8 +36,9 @@ func (q *Queue[T]) exec(c *command[T]) {
 	if q.readAhead {
 		q.fifo.Take(c.taken) // the takes that happened before c was sent
 	}
-	r, parked := q.apply(c)
-	fault := q.record(q.stamp(c))
+	at := q.stamp(c)
+	r, parked := q.apply(c, at)
+	fault := q.record(at)
 	switch {
 	case parked: // answered later; a panic of its metrics waits for the next caller
 		q.keep(fault)
@@ -53,14 +54,14 @@ func (q *Queue[T]) exec(c *command[T]) {
 	}
 }
 
-// apply carries out c. It reports parked when the answer comes later: a getter that waits, a
-// drain, or a getter that gave up.
-func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
+// apply carries out c, which happened at the instant at (see stamp). It reports parked when
+// the answer comes later: a getter that waits, a drain, or a getter that gave up.
+func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool) {
 	switch c.op {
 	case opAdd:
-		q.core.Add(c.item)
+		q.core.Add(c.item, at)
 	case opAddBatch:
-		c.more.items = q.addBatch(c)
+		c.more.items = q.addBatch(c, at)
 	case opAddAfter:
 		q.core.AddAfter(c.item, q.instantOf(c.at))
 	case opAddRateLimited:
@@ -76,7 +77,7 @@ func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
 			d = c.lim.whenAt(c.item, q.instantOf(c.at))
 		}
 		if d <= 0 {
-			q.core.Add(c.item)
+			q.core.Add(c.item, at)
 		} else {
 			q.core.AddAfter(c.item, q.instantOf(later(c.at, d)))
 		}
@@ -99,7 +100,7 @@ func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
 			q.getters = append(q.getters, c.reply)
 			return r, true
 		}
-		r = q.getNow()
+		r = q.getNow(at)
 	case opUnwant:
 		if i := slices.Index(q.getters, c.reply); i >= 0 {
 			q.getters = slices.Delete(q.getters, i, i+1)
@@ -107,7 +108,7 @@ func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
 		}
 		return r, true
 	case opTaken:
-		q.fifo.Took(c.item)
+		q.fifo.Took(c.item, at)
 	case opDone:
 		if q.core.Done(c.item) && len(q.drainers) > 0 && q.idle() {
 			q.releaseDrainers()
@@ -132,11 +133,11 @@ func (q *Queue[T]) apply(c *command[T]) (r result[T], parked bool) {
 // begun, without asking its limiter, and adds every item it has asked the limiter about: so
 // does the owner. An add whose caller asked its limiter (d.delays) is applied even if
 // shutdown began since.
-func (q *Queue[T]) addBatch(c *command[T]) (gaveUp []T) {
+func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 	d := c.more
 	if q.prio == nil {
 		for _, item := range d.items {
-			q.core.Add(item)
+			q.core.Add(item, at)
 		}
 		return nil
 	}
@@ -187,24 +188,28 @@ func (q *Queue[T]) forwardDue() {
 	clear(items)
 }
 
-// stamp returns the instant at which c's metric events are recorded: the instant its caller
-// read, when callers read the clock for the metrics (see Queue.timed); otherwise zero, for
-// now.
+// stamp returns the instant c happened at, for the metrics: the instant its caller read, when
+// callers read the clock for them (see Queue.timed); now, for other queues with metrics; zero
+// without metrics, which need no instant.
 func (q *Queue[T]) stamp(c *command[T]) time.Time {
-	if q.timed && (c.op == opAdd || c.op == opAddBatch || c.op == opDone || c.op == opTaken) {
+	switch {
+	case !q.metrics.Enabled():
+		return time.Time{}
+	case q.timed && (c.op == opAdd || c.op == opAddBatch || c.op == opDone || c.op == opTaken):
 		return q.instantOf(c.at)
 	}
-	return time.Time{}
+	return q.clock.Now()
 }
 
-// record records the core's metric events at the instant at (zero: now, on the metrics'
-// clock), every one of them, and returns the first panic of a metric, if any.
+// record records the core's metric events at the instant at (zero, or a priority queue whose
+// metrics read the real clock apart from its own: now, on the metrics' clock), every one of
+// them, and returns the first panic of a metric, if any.
 func (q *Queue[T]) record(at time.Time) (fault any) {
 	events := q.core.Events()
 	if len(events) == 0 {
 		return nil
 	}
-	if at.IsZero() {
+	if at.IsZero() || q.apart {
 		at = q.meter.Now()
 	}
 	for i := 0; i < len(events); {

@@ -40,24 +40,25 @@ func (q *Queue[T]) handOut() (r result[T], ok bool) {
 			r, ok = result[T]{fault: p}, true
 		}
 	}()
-	item, priority, ok := q.core.HandOut(q.instant())
+	at := q.instant()
+	item, priority, ok := q.core.HandOut(at)
 	if !ok {
 		return r, false
 	}
-	return q.started(item, priority), true
+	return q.started(item, priority, at), true
 }
 
-// started is the answer to the getter of item, of priority, just started: the item, or a panic
-// of its metrics (or one kept), the item then going back to the queue.
-func (q *Queue[T]) started(item T, priority int) result[T] {
-	fault := q.record(time.Time{})
+// started is the answer to the getter of item, of priority, started at at: the item, or a
+// panic of its metrics (or one kept), the item then going back to the queue.
+func (q *Queue[T]) started(item T, priority int, at time.Time) result[T] {
+	fault := q.record(at)
 	if fault == nil {
 		fault, q.stash = q.stash, nil
 	}
 	if fault == nil {
 		return result[T]{item: item, n: priority}
 	}
-	q.core.GiveBack(item, priority)
+	q.core.GiveBack(item, priority, at)
 	if len(q.drainers) > 0 && q.idle() {
 		q.releaseDrainers()
 	}
@@ -68,14 +69,14 @@ func (q *Queue[T]) started(item T, priority int) result[T] {
 // getNow answers a getter of a queue shutting down at once: a FIFO queue's getters receive the
 // items still waiting, then shutdown == true; a priority queue's, shutdown == true. Reading
 // ahead, the items already in ready come first, as they are the oldest.
-func (q *Queue[T]) getNow() result[T] {
+func (q *Queue[T]) getNow(at time.Time) result[T] {
 	if q.readAhead {
 		select {
 		case h := <-q.ready:
 			raiseTo(&q.taken, h.seq) // for the commands still to be stamped
 			q.fifo.Take(h.seq)
-			q.fifo.Took(h.item)
-			return q.started(h.item, 0)
+			q.fifo.Took(h.item, at)
+			return q.started(h.item, 0, at)
 		default:
 		}
 		// Every reservation has left ready: each is in the hands of a getter whose take is on

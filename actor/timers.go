@@ -31,8 +31,8 @@ func (q *Queue[T]) catchUp() {
 	if q.apart {
 		at = q.meter.Now()
 	}
-	if q.schedule.Tick(at, q.metrics.InFlight()) {
-		q.guard(func() { q.metrics.UpdateUnfinished(at) })
+	if q.schedule.Tick(at, q.core.Processing() > 0) {
+		q.guard(func() { q.updateUnfinished(at) })
 	}
 	q.schedule.Beat(now)
 }
@@ -49,6 +49,16 @@ func (q *Queue[T]) watch() {
 			q.keep(q.record(time.Time{}))
 		}
 	})
+}
+
+// updateUnfinished sets the unfinished-work gauges at at: from the instants the core keeps for
+// a FIFO queue, from those the metrics keep for a priority queue.
+func (q *Queue[T]) updateUnfinished(at time.Time) {
+	if q.fifo == nil {
+		q.metrics.UpdateUnfinished(at)
+		return
+	}
+	q.metrics.SetUnfinished(q.fifo.Unfinished(at))
 }
 
 // deadline returns the instant the owner's alarm must wake it at, or zero: the earliest of the

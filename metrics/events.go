@@ -31,6 +31,10 @@ type Event[T comparable] struct {
 	Priority int
 	From     int // KindReprioritized only
 	N        int // KindDelayed only
+	// Since is, for a queue whose core keeps the instants (a FIFO queue, see Config.Priority),
+	// when Item was added (KindStarted) or taken (KindFinished; zero if it never said); the
+	// queue latency and the work duration are measured from it.
+	Since time.Time
 }
 
 // Record records e at the instant now. It does nothing on a nil Queue.
@@ -39,11 +43,11 @@ func (m *Queue[T]) Record(e Event[T], now time.Time) {
 	case KindAdded:
 		m.Added(e.Item, e.Priority, now)
 	case KindStarted:
-		m.Started(e.Item, e.Priority, now)
+		m.started(e.Item, e.Priority, e.Since, now)
 	case KindReturned:
 		m.Returned(e.Item, e.Priority, now)
 	case KindFinished:
-		m.Finished(e.Item, now)
+		m.finished(e.Item, e.Since, now)
 	case KindReprioritized:
 		m.Reprioritized(e.From, e.Priority)
 	case KindRetried:

@@ -49,9 +49,11 @@ func (p *fake) NewRetriesMetric(n string) CounterMetric { return p.ask("retries"
 
 func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 
+// TestQueueRecordsClientGoMetrics: a queue that keeps the instants itself (a priority queue's)
+// records client-go's metrics from the calls alone.
 func TestQueueRecordsClientGoMetrics(t *testing.T) {
 	p := &fake{}
-	m := New[string](Config{Name: "q", Provider: p})
+	m := New[string](Config{Name: "q", Provider: p, Priority: true})
 	m.Added("a", 0, at(0))
 	m.Added("b", 0, at(10))
 	m.Started("a", 0, at(50)) // waited 50ms
@@ -71,7 +73,7 @@ func TestQueueRecordsClientGoMetrics(t *testing.T) {
 		got  any
 		want any
 	}{
-		{"names asked", p.names, []string{"q", "q", "q", "q", "q", "q"}},
+		{"names asked", p.names, []string{"q", "q", "q", "q", "q", "q", "q"}},
 		{"adds", p.adds.inc, 3},
 		{"depth", p.depth.inc - p.depth.dec, 0},
 		{"latency", p.latency.observations, []float64{0.05, 0.19, 0.34}},
@@ -89,7 +91,7 @@ func TestQueueRecordsClientGoMetrics(t *testing.T) {
 
 func TestUnfinishedSumsAndLongest(t *testing.T) {
 	p := &fake{}
-	m := New[string](Config{Name: "q", Provider: p})
+	m := New[string](Config{Name: "q", Provider: p, Priority: true})
 	m.Started("a", 0, at(0))
 	m.Started("b", 0, at(1000))
 	m.UpdateUnfinished(at(3000))
@@ -102,7 +104,7 @@ func TestUnfinishedSumsAndLongest(t *testing.T) {
 // again, no longer in processing, and its next wait counts from its return.
 func TestReturnedItemWaitsAgain(t *testing.T) {
 	p := &fake{}
-	m := New[string](Config{Name: "q", Provider: p})
+	m := New[string](Config{Name: "q", Provider: p, Priority: true})
 	m.Added("a", 0, at(0))
 	m.Started("a", 0, at(100))
 	m.Returned("a", 0, at(300))
@@ -112,6 +114,24 @@ func TestReturnedItemWaitsAgain(t *testing.T) {
 	m.Started("a", 0, at(700))
 	if want := []float64{0.1, 0.4}; fmt.Sprint(p.latency.observations) != fmt.Sprint(want) {
 		t.Errorf("latencies %v, want %v", p.latency.observations, want)
+	}
+}
+
+// TestEventsCarryTheInstantsOfAFIFOQueue: a FIFO queue's core keeps the instants, and its
+// events carry them: the metrics keep none, and measure the latency and the work from them.
+func TestEventsCarryTheInstantsOfAFIFOQueue(t *testing.T) {
+	p := &fake{}
+	m := New[string](Config{Name: "q", Provider: p})
+	m.Record(Event[string]{Kind: KindAdded, Item: "a"}, at(0))
+	m.Record(Event[string]{Kind: KindStarted, Item: "a", Since: at(20)}, at(50))
+	m.Record(Event[string]{Kind: KindFinished, Item: "a", Since: at(50)}, at(80))
+	m.Record(Event[string]{Kind: KindFinished, Item: "b"}, at(90)) // never said it started
+	m.SetUnfinished(1.5, 1)
+	if len(m.addedAt)+len(m.startedAt) != 0 || m.InFlight() {
+		t.Errorf("a FIFO queue's metrics kept %d adds and %d starts", len(m.addedAt), len(m.startedAt))
+	}
+	if got := fmt.Sprint(p.latency.observations, p.work.observations, p.unfinished.set, p.longest.set); got != "[0.03] [0.03] 1.5 1" {
+		t.Errorf("latency, work, unfinished, longest: %s; want [0.03] [0.03] 1.5 1", got)
 	}
 }
 

@@ -8,6 +8,10 @@ import (
 // Queue records the metrics of one queue. It is plain single-goroutine code: every method takes
 // the current instant. A nil *Queue records nothing, so a queue without metrics can call it
 // unconditionally; [Queue.Enabled] tells whether reading the clock is worth it.
+//
+// The instants of each item's add and start are kept by the queue's core for a FIFO queue (see
+// queue.State.TrackInstants), which hands them in with its events ([Event.Since]); for a
+// priority queue (Config.Priority), in two maps here.
 type Queue[T comparable] struct {
 	depth      GaugeMetric             // nil when depthBy is used
 	depthBy    DepthMetricWithPriority // the depth by priority, for a priority queue that has it
@@ -20,6 +24,7 @@ type Queue[T comparable] struct {
 	delayed    SettableGaugeMetric // nil unless the provider offers it and the queue delays
 
 	async  bool            // the provider lets the queue record after a call returns
+	kept   bool            // the maps below keep the instants: a priority queue's
 	name   string          // the queue's name, for a delayed gauge asked for later
 	offers DelayedProvider // the provider, when it offers the delayed gauge
 
@@ -55,7 +60,10 @@ func New[T comparable](c Config) *Queue[T] {
 	if IsNoop(p) {
 		return nil
 	}
-	m := &Queue[T]{addedAt: make(map[T]time.Time), startedAt: make(map[T]time.Time)}
+	m := &Queue[T]{}
+	if c.Priority {
+		m.kept, m.addedAt, m.startedAt = true, make(map[T]time.Time), make(map[T]time.Time)
+	}
 	if !c.Priority {
 		m.depth = made(p.NewDepthMetric(c.Name), "NewDepthMetric", c.Name)
 	}
@@ -127,21 +135,32 @@ func (m *Queue[T]) Added(item T, priority int, now time.Time) {
 	}
 	m.adds.Inc()
 	m.incDepth(priority)
-	if _, ok := m.addedAt[item]; !ok {
+	if _, ok := m.addedAt[item]; m.kept && !ok {
 		m.addedAt[item] = now
 	}
 }
 
 // Started records that item, of priority, was handed out at now.
 func (m *Queue[T]) Started(item T, priority int, now time.Time) {
+	m.started(item, priority, time.Time{}, now)
+}
+
+// started records that item, of priority, added at added (zero: as kept here), was handed
+// out at now.
+func (m *Queue[T]) started(item T, priority int, added, now time.Time) {
 	if !m.Enabled() {
 		return
 	}
 	m.decDepth(priority)
-	m.startedAt[item] = now
-	if at, ok := m.addedAt[item]; ok {
-		m.latency.Observe(now.Sub(at).Seconds())
-		delete(m.addedAt, item)
+	if m.kept {
+		m.startedAt[item] = now
+		var ok bool
+		if added, ok = m.addedAt[item]; ok {
+			delete(m.addedAt, item)
+		}
+	}
+	if !added.IsZero() {
+		m.latency.Observe(now.Sub(added).Seconds())
 	}
 }
 
@@ -152,29 +171,41 @@ func (m *Queue[T]) Returned(item T, priority int, now time.Time) {
 	if !m.Enabled() {
 		return
 	}
-	delete(m.startedAt, item)
-	if _, ok := m.addedAt[item]; !ok {
-		m.addedAt[item] = now
+	if m.kept {
+		delete(m.startedAt, item)
+		if _, ok := m.addedAt[item]; !ok {
+			m.addedAt[item] = now
+		}
 	}
 	m.incDepth(priority)
 }
 
 // Finished records that the processing of item ended at now.
-func (m *Queue[T]) Finished(item T, now time.Time) {
+func (m *Queue[T]) Finished(item T, now time.Time) { m.finished(item, time.Time{}, now) }
+
+// finished records that the processing of item, started at started (zero: as kept here),
+// ended at now.
+func (m *Queue[T]) finished(item T, started, now time.Time) {
 	if !m.Enabled() {
 		return
 	}
-	if at, ok := m.startedAt[item]; ok {
-		m.work.Observe(now.Sub(at).Seconds())
-		delete(m.startedAt, item)
+	if m.kept {
+		var ok bool
+		if started, ok = m.startedAt[item]; ok {
+			delete(m.startedAt, item)
+		}
+	}
+	if !started.IsZero() {
+		m.work.Observe(now.Sub(started).Seconds())
 	}
 }
 
-// InFlight reports whether any item is being processed, so the unfinished-work gauges move.
+// InFlight reports whether any item is being processed, as kept here (a priority queue's), so
+// the unfinished-work gauges move.
 func (m *Queue[T]) InFlight() bool { return m.Enabled() && len(m.startedAt) > 0 }
 
-// UpdateUnfinished sets the unfinished-work gauges at now: the total and the longest time the
-// items in processing have run, in seconds.
+// UpdateUnfinished sets the unfinished-work gauges at now from the items in processing kept
+// here (a priority queue's): the total and the longest time they have run, in seconds.
 func (m *Queue[T]) UpdateUnfinished(now time.Time) {
 	if !m.Enabled() {
 		return
@@ -184,6 +215,15 @@ func (m *Queue[T]) UpdateUnfinished(now time.Time) {
 		age := now.Sub(at).Seconds()
 		total += age
 		longest = max(longest, age)
+	}
+	m.SetUnfinished(total, longest)
+}
+
+// SetUnfinished sets the unfinished-work gauges: the total and the longest time the items in
+// processing have run, in seconds.
+func (m *Queue[T]) SetUnfinished(total, longest float64) {
+	if !m.Enabled() {
+		return
 	}
 	m.unfinished.Set(total)
 	m.longest.Set(longest)

@@ -49,16 +49,21 @@ type MachineConfig[T comparable] struct {
 
 // NewMachine returns an empty machine configured by c.
 func NewMachine[T comparable](c MachineConfig[T]) *Machine[T] {
-	return &Machine[T]{state: New(c.Storage), origin: c.Origin, forward: c.Forward, record: c.Metrics}
+	m := &Machine[T]{state: New(c.Storage), origin: c.Origin, forward: c.Forward, record: c.Metrics}
+	if c.Metrics {
+		m.state.TrackInstants(c.Origin)
+	}
+	return m
 }
 
-// Add marks item as needing processing. After [Machine.ShutDown] it does nothing.
-func (m *Machine[T]) Add(item T) {
+// Add marks item, added at the instant at, as needing processing. After [Machine.ShutDown] it
+// does nothing.
+func (m *Machine[T]) Add(item T, at time.Time) {
 	switch {
 	case m.closed:
 	case m.forward:
 		m.forwarded = append(m.forwarded, item)
-	case m.state.Add(item) && m.record:
+	case m.state.AddAt(item, at) && m.record:
 		m.emit(metrics.Event[T]{Kind: metrics.KindAdded, Item: item})
 	}
 }
@@ -100,7 +105,7 @@ func (m *Machine[T]) Due(now time.Time) {
 	m.duePending = false
 	at := now.Sub(m.origin)
 	for item, ok := m.delays.PopDue(at); ok; item, ok = m.delays.PopDue(at) {
-		m.Add(item)
+		m.Add(item, now)
 	}
 	m.noteDelayed()
 }
@@ -117,10 +122,14 @@ func (m *Machine[T]) Take(upTo uint64) {
 	}
 }
 
-// Took reports that a getter took item: its metrics start (Take said only that it did).
-func (m *Machine[T]) Took(item T) {
-	if m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindStarted, Item: item})
+// Took reports that a getter took item at the instant at: its metrics start, measuring the
+// queue latency from its add (Take said only that it was taken).
+func (m *Machine[T]) Took(item T, at time.Time) {
+	if !m.record {
+		return
+	}
+	if added, ok := m.state.Took(item, at); ok {
+		m.emit(metrics.Event[T]{Kind: metrics.KindStarted, Item: item, Since: added})
 	}
 }
 
@@ -132,14 +141,14 @@ func (m *Machine[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
 		return item, 0, false
 	}
 	m.Take(seq)
-	m.Took(item)
+	m.Took(item, now)
 	return item, 0, true
 }
 
 // GiveBack ends the processing of item, handed out to a getter that could not take it, as
-// though it had never been handed out: it waits again, at the back.
-func (m *Machine[T]) GiveBack(item T, priority int) {
-	m.state.Add(item) // being processed: now marked to go back into storage on Done
+// though it had never been handed out: it waits again, at the back, added at the instant at.
+func (m *Machine[T]) GiveBack(item T, priority int, at time.Time) {
+	m.state.AddAt(item, at) // being processed: now marked to go back into storage on Done
 	if m.state.Done(item) && m.record {
 		m.emit(metrics.Event[T]{Kind: metrics.KindReturned, Item: item})
 	}
@@ -148,11 +157,17 @@ func (m *Machine[T]) GiveBack(item T, priority int) {
 // Done ends the processing of item and reports whether it was being processed. An item added
 // again during its processing waits again.
 func (m *Machine[T]) Done(item T) bool {
-	done := m.state.Done(item)
+	started, done := m.state.DoneAt(item)
 	if done && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindFinished, Item: item})
+		m.emit(metrics.Event[T]{Kind: metrics.KindFinished, Item: item, Since: started})
 	}
 	return done
+}
+
+// Unfinished returns, at now, how long the items in processing have been since their getters
+// took them, in seconds, in all and for the longest: client-go's unfinished-work gauges.
+func (m *Machine[T]) Unfinished(now time.Time) (total, longest float64) {
+	return m.state.Unfinished(now)
 }
 
 // ShutDown makes the machine ignore new items and drop its delayed ones, and lifts the limit

@@ -41,7 +41,7 @@ func machineCall(m *Machine[string], c string, now time.Time) string {
 	fmt.Sscan(c, &verb, &arg)
 	switch verb {
 	case "add":
-		m.Add(arg)
+		m.Add(arg, now)
 		return ""
 	case "after": // "after x/300": x due 300 ms after now
 		item, ms, _ := strings.Cut(arg, "/")
@@ -72,7 +72,7 @@ func machineCall(m *Machine[string], c string, now time.Time) string {
 		m.Take(upTo)
 		return fmt.Sprint(m.Started())
 	case "took":
-		m.Took(arg)
+		m.Took(arg, now)
 		return ""
 	case "handout":
 		item, _, ok := m.HandOut(now)
@@ -81,7 +81,7 @@ func machineCall(m *Machine[string], c string, now time.Time) string {
 		}
 		return item
 	case "giveback":
-		m.GiveBack(arg, 0)
+		m.GiveBack(arg, 0, now)
 		return ""
 	case "done":
 		return fmt.Sprint(m.Done(arg))
@@ -95,7 +95,8 @@ func machineCall(m *Machine[string], c string, now time.Time) string {
 	panic("unknown step " + c)
 }
 
-// formatEvents formats metric events as "added x, delayed 2".
+// formatEvents formats metric events as "added x, started x@10, delayed 2": a start or a finish
+// with the instant, in ms after t0, that the metrics measure from.
 func formatEvents(events []metrics.Event[string]) string {
 	names := map[metrics.Kind]string{
 		metrics.KindAdded: "added", metrics.KindStarted: "started", metrics.KindReturned: "returned",
@@ -107,7 +108,11 @@ func formatEvents(events []metrics.Event[string]) string {
 			out = append(out, fmt.Sprintf("delayed %d", e.N))
 			continue
 		}
-		out = append(out, names[e.Kind]+" "+e.Item)
+		event := names[e.Kind] + " " + e.Item
+		if e.Kind == metrics.KindStarted || e.Kind == metrics.KindFinished {
+			event += fmt.Sprintf("@%d", e.Since.Sub(t0).Milliseconds())
+		}
+		out = append(out, event)
 	}
 	return strings.Join(out, ", ")
 }
@@ -130,15 +135,15 @@ func TestMachine(t *testing.T) {
 		{at: 320, call: "reserve", want: "b#2", queued: 2},
 		{at: 330, call: "add a", queued: 2}, // reserved, so still waiting: no add
 		{at: 340, call: "take 1", want: "1", queued: 1, doing: 1},
-		{at: 340, call: "took a", events: "started a", queued: 1, doing: 1},
+		{at: 340, call: "took a", events: "started a@0", queued: 1, doing: 1}, // latency from its first add
 		{at: 350, call: "add a", events: "added a", queued: 1, doing: 1}, // in processing: again after Done
 		{at: 400, call: "oldest", want: "90ms", queued: 1, doing: 1},     // measured from the reservation
-		{at: 410, call: "done a", want: "true", events: "finished a", queued: 2},
+		{at: 410, call: "done a", want: "true", events: "finished a@340", queued: 2}, // requeued, added at 350
 		{at: 420, call: "done a", want: "false", queued: 2}, // not in processing: nothing
 		{at: 430, call: "take 2", want: "2", queued: 1, doing: 1},
-		{at: 440, call: "handout", want: "a", events: "started a", queued: 0, doing: 2},
+		{at: 440, call: "handout", want: "a", events: "started a@350", queued: 0, doing: 2},
 		{at: 450, call: "giveback a", events: "returned a", queued: 1, doing: 1},
-		{at: 460, call: "handout", want: "a", events: "started a", queued: 0, doing: 2},
+		{at: 460, call: "handout", want: "a", events: "started a@450", queued: 0, doing: 2}, // given back at 450
 		{at: 470, call: "handout", want: "none", doing: 2},
 		{at: 480, call: "after c/100", events: "delayed 1", doing: 2, delay: 1},
 		{at: 490, call: "shutdown", want: "true", events: "delayed 0", doing: 2},
@@ -146,7 +151,7 @@ func TestMachine(t *testing.T) {
 		{at: 510, call: "add d", doing: 2},     // ignored once shut down
 		{at: 520, call: "after e/1", doing: 2}, // so is a delay
 		{at: 530, call: "advance", want: "false", doing: 2},
-		{at: 540, call: "done a", want: "true", events: "finished a", doing: 1}, // Done works on
+		{at: 540, call: "done a", want: "true", events: "finished a@460", doing: 1}, // Done works on
 	})
 }
 

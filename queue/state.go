@@ -61,18 +61,33 @@ type State[T comparable] struct {
 	nextSeq    uint64               // the reservation number Reserve will give next; the first is 1
 	readded    map[T]struct{}       // reserved items of a custom storage added again since
 	grouped    *Grouped[T]          // storage, when it is grouped: told of Dones, may hold items
+
+	// The instants of adds and starts, kept for the metrics once TrackInstants is called: what
+	// client-go's metrics keep in maps of their own. The built-in FIFO keeps each stored item's
+	// add in a ring beside it, in the same order, so that a take reads the ring's next entry and
+	// touches no map; a custom storage, which pops in an order of its own, keeps them in a map.
+	instants bool
+	origin   time.Time
+	addedAt  FIFO[time.Duration] // built-in FIFO: the add of each stored item, since origin
+	addedBy  map[T]time.Time     // custom storage: the add of each stored or re-added reserved item
 }
 
-// reservation is a reserved item and the instant it was reserved.
+// reservation is a reserved item, the instant it was reserved, and, when the state keeps
+// instants, the instant it was added.
 type reservation[T any] struct {
-	item T
-	at   time.Time
+	item  T
+	at    time.Time
+	added time.Time
 }
 
-// inFlight is what the machine knows of an item being processed.
+// inFlight is what the machine knows of an item being processed. The instants after again
+// are kept only once TrackInstants is called.
 type inFlight struct {
-	since time.Time // when it was reserved: the start of its processing, or a little before
-	again bool      // added again since: goes back into storage on Done
+	since   time.Time // when it was reserved: the start of its processing, or a little before
+	again   bool      // added again since: goes back into storage on Done
+	added   time.Time // when it was added, until its getter takes it (see Took)
+	started time.Time // when its getter took it; zero until then
+	readded time.Time // when it was added again, once again is set
 }
 
 // New returns an empty machine that keeps waiting items in storage, or in a [FIFO] when storage
@@ -99,12 +114,27 @@ func New[T comparable](storage Storage[T]) *State[T] {
 // is added again.
 //
 // If the storage panics in Push or Touch, the machine is left as it was.
-func (s *State[T]) Add(item T) bool {
+func (s *State[T]) Add(item T) bool { return s.AddAt(item, time.Time{}) }
+
+// TrackInstants makes the state keep the instant of each add and each start, for the metrics
+// (see AddAt, Took and DoneAt); from then on every add must come with its instant. origin is
+// any instant before the first.
+func (s *State[T]) TrackInstants(origin time.Time) {
+	s.instants, s.origin = true, origin
+	if s.custom {
+		s.addedBy = make(map[T]time.Time)
+	}
+}
+
+// AddAt is Add at the instant at, which the state keeps, if it keeps instants, when the item
+// becomes newly pending: as client-go's metrics keep the first add of an item not yet handed
+// out, and the first add of an item being processed.
+func (s *State[T]) AddAt(item T, at time.Time) bool {
 	if f, ok := s.processing[item]; ok {
 		if f.again {
 			return false // already due again
 		}
-		f.again = true
+		f.again, f.readded = true, at
 		s.processing[item] = f
 		return true
 	}
@@ -114,7 +144,7 @@ func (s *State[T]) Add(item T) bool {
 		if waits {
 			return false
 		}
-		s.push(item, ticket)
+		s.push(item, ticket, at)
 		return true
 	}
 	if s.waiting.Has(item) {
@@ -129,11 +159,20 @@ func (s *State[T]) Add(item T) bool {
 			s.readded = make(map[T]struct{})
 		}
 		s.readded[item] = struct{}{}
+		s.keepAdd(item, at)
 		return true
 	}
 	s.storage.Push(item)
 	s.waiting.Put(item, 0)
+	s.keepAdd(item, at)
 	return true
+}
+
+// keepAdd keeps the add of item, stored in a custom storage or reserved from it, at at.
+func (s *State[T]) keepAdd(item T, at time.Time) {
+	if s.instants {
+		s.addedBy[item] = at
+	}
 }
 
 // entry returns the ticket in item's entry of the waiting map, made if there was none, and
@@ -159,11 +198,15 @@ func (s *State[T]) makeRoom() {
 	}
 }
 
-// push pushes item into the FIFO and writes its ticket where entry said.
-func (s *State[T]) push(item T, ticket *uint32) {
+// push pushes item, added at the instant at, into the FIFO and writes its ticket where entry
+// said.
+func (s *State[T]) push(item T, ticket *uint32, at time.Time) {
 	s.pushed++
 	*ticket = s.pushed
 	s.storage.Push(item)
+	if s.instants {
+		s.addedAt.Push(at.Sub(s.origin))
+	}
 }
 
 // live reports whether the item of ticket waits in the FIFO: it has not been taken. Tickets
@@ -234,7 +277,16 @@ func (s *State[T]) Reserve(now time.Time) (item T, seq uint64, ok bool) {
 	if s.custom && item == item && !s.isWaiting(item) { // a NaN is never found: trust the storage
 		panic("workqueue: the queue's storage popped an item it was not holding")
 	}
-	s.reserved.Push(reservation[T]{item: item, at: now})
+	r := reservation[T]{item: item, at: now}
+	switch {
+	case !s.instants:
+	case s.custom:
+		r.added = s.addedBy[item]
+		delete(s.addedBy, item)
+	default:
+		r.added = s.origin.Add(s.addedAt.Pop())
+	}
+	s.reserved.Push(r)
 	seq = s.nextSeq
 	s.nextSeq++
 	return item, seq, true
@@ -247,17 +299,34 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 		return item, false
 	}
 	r := s.reserved.Pop()
-	again := false
+	f := inFlight{since: r.at, added: r.added}
 	if s.custom {
 		s.waiting.Delete(r.item)
-		_, again = s.readded[r.item]
+		_, f.again = s.readded[r.item]
 		delete(s.readded, r.item)
+		if f.again && s.instants {
+			f.readded = s.addedBy[r.item]
+			delete(s.addedBy, r.item)
+		}
 	} else {
 		s.taken++
 		s.letGo()
 	}
-	s.processing[r.item] = inFlight{since: r.at, again: again}
+	s.processing[r.item] = f
 	return r.item, true
+}
+
+// Took records that the getter of item, in processing, took it at the instant at, and returns
+// when the item was added; ok is false if the item is not in processing, or was taken already.
+// It needs TrackInstants.
+func (s *State[T]) Took(item T, at time.Time) (added time.Time, ok bool) {
+	f, ok := s.processing[item]
+	if !ok || !f.started.IsZero() {
+		return added, false
+	}
+	added, f.added, f.started = f.added, time.Time{}, at
+	s.processing[item] = f
+	return added, true
 }
 
 // Done ends the processing of item and reports whether it was being processed. An item added
@@ -266,18 +335,25 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 //
 // If the storage panics in Push, the item stays in processing, so Done may be called again.
 func (s *State[T]) Done(item T) bool {
+	_, ok := s.DoneAt(item)
+	return ok
+}
+
+// DoneAt is Done that also returns when the item's getter took it: zero if it did not yet say
+// (see Took), or the state keeps no instants.
+func (s *State[T]) DoneAt(item T) (started time.Time, ok bool) {
 	f, ok := s.processing[item]
 	if !ok {
-		return false
+		return started, false
 	}
 	if f.again {
-		s.requeue(item)
+		s.requeue(item, f.readded)
 	}
 	delete(s.processing, item)
 	if s.grouped != nil {
 		s.grouped.Finished(item) // after requeue, which puts the item back into its own group
 	}
-	return true
+	return f.started, true
 }
 
 // LiftLimits ends for good the limit of a [Grouped] storage on the items of one group in
@@ -288,15 +364,31 @@ func (s *State[T]) LiftLimits() {
 	}
 }
 
-// requeue puts item, whose processing has ended, back into storage.
-func (s *State[T]) requeue(item T) {
+// requeue puts item, whose processing has ended, back into storage; it was added again at the
+// instant at.
+func (s *State[T]) requeue(item T, at time.Time) {
 	if s.custom {
 		s.storage.Push(item)
 		s.waiting.Put(item, 0)
+		s.keepAdd(item, at)
 		return
 	}
 	ticket, _ := s.entry(item)
-	s.push(item, ticket)
+	s.push(item, ticket, at)
+}
+
+// Unfinished returns, at now, how long the items in processing have been since their getters
+// took them, in seconds, in all and for the longest: client-go's unfinished-work gauges, summed
+// as client-go sums them. Items whose getters have not said so yet (see Took) are left out.
+func (s *State[T]) Unfinished(now time.Time) (total, longest float64) {
+	for _, f := range s.processing {
+		if !f.started.IsZero() {
+			age := now.Sub(f.started).Seconds()
+			total += age
+			longest = max(longest, age)
+		}
+	}
+	return total, longest
 }
 
 // Len returns the number of items waiting to be handed out, reserved ones included: client-go's

@@ -47,8 +47,10 @@ func (m *Machine[T]) AddWithOpts(item T, priority int, readyAt time.Time) {
 	}
 }
 
-// Add adds item at priority zero, ready at once. After ShutDown it does nothing.
-func (m *Machine[T]) Add(item T) {
+// Add adds item at priority zero, ready at once. After ShutDown it does nothing. at is when
+// the add happened, which the machine does not keep: a priority queue's metrics keep their
+// instants themselves.
+func (m *Machine[T]) Add(item T, at time.Time) {
 	if !m.closed {
 		m.AddWithOpts(item, 0, time.Time{})
 	}
@@ -109,8 +111,8 @@ func (m *Machine[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
 }
 
 // GiveBack returns item, of priority, handed out to a getter that could not take it, to the
-// ready items, behind those of its priority.
-func (m *Machine[T]) GiveBack(item T, priority int) {
+// ready items, behind those of its priority (at, as for Add, is not kept).
+func (m *Machine[T]) GiveBack(item T, priority int, at time.Time) {
 	m.state.Done(item)
 	m.state.Add(item, priority, time.Time{})
 	if m.record {

@@ -85,7 +85,7 @@ func mcall(m *Machine[string], call string, now time.Time) string {
 			}
 		}
 		if f[1] == "d" {
-			m.Add("d")
+			m.Add("d", now)
 			return ""
 		}
 		m.AddWithOpts(f[1], p, readyAt)
@@ -102,7 +102,7 @@ func mcall(m *Machine[string], call string, now time.Time) string {
 		}
 		return fmt.Sprintf("%s/%d", item, p)
 	case "back":
-		m.GiveBack(f[1], p)
+		m.GiveBack(f[1], p, now)
 		return ""
 	case "done":
 		return fmt.Sprint(m.Done(f[1]))

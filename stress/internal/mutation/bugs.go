@@ -33,7 +33,7 @@ var Bugs = []Bug{
 		Name:   "lost-readd",
 		Breaks: "an item added while processing is not processed again",
 		File:   "queue/state.go",
-		Edits:  []Edit{{"f.again = true", "f.again = false"}},
+		Edits:  []Edit{{"f.again, f.readded = true, at", "f.again, f.readded = false, at"}},
 	},
 	{
 		Name:   "early-drain",
@@ -73,7 +73,7 @@ var Bugs = []Bug{
 		Name:   "get-panic-keeps-item",
 		Breaks: "a Get whose metric panics leaves its item in processing, with nobody to call Done",
 		File:   "actor/handout.go",
-		Edits:  []Edit{{"q.core.GiveBack(item, priority)", ""}},
+		Edits:  []Edit{{"q.core.GiveBack(item, priority, at)", ""}},
 	},
 	{
 		Name:   "async-owner-time",
