@@ -135,11 +135,11 @@ func TestMachine(t *testing.T) {
 		{at: 320, call: "reserve", want: "b#2", queued: 2},
 		{at: 330, call: "add a", queued: 2}, // reserved, so still waiting: no add
 		{at: 340, call: "take 1", want: "1", queued: 1, doing: 1},
-		{at: 340, call: "took a", events: "started a@0", queued: 1, doing: 1}, // latency from its first add
-		{at: 350, call: "add a", events: "added a", queued: 1, doing: 1}, // in processing: again after Done
-		{at: 400, call: "oldest", want: "90ms", queued: 1, doing: 1},     // measured from the reservation
+		{at: 340, call: "took a", events: "started a@0", queued: 1, doing: 1},        // latency from its first add
+		{at: 350, call: "add a", events: "added a", queued: 1, doing: 1},             // in processing: again after Done
+		{at: 400, call: "oldest", want: "90ms", queued: 1, doing: 1},                 // measured from the reservation
 		{at: 410, call: "done a", want: "true", events: "finished a@340", queued: 2}, // requeued, added at 350
-		{at: 420, call: "done a", want: "false", queued: 2}, // not in processing: nothing
+		{at: 420, call: "done a", want: "false", queued: 2},                          // not in processing: nothing
 		{at: 430, call: "take 2", want: "2", queued: 1, doing: 1},
 		{at: 440, call: "handout", want: "a", events: "started a@350", queued: 0, doing: 2},
 		{at: 450, call: "giveback a", events: "returned a", queued: 1, doing: 1},
