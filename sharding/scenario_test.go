@@ -124,7 +124,7 @@ func TestCutOff(t *testing.T) {
 		if len(b.sharder.Held()) == 0 {
 			t.Fatal("replica b holds no bucket to lose")
 		}
-		b.cut.Store(true)
+		b.link.cut.Store(true)
 		// b keeps running and keeps being told of changes, but cannot renew: it gives its
 		// buckets up after RenewDeadline, cancels their reconciles and drains before the
 		// others may take them.
@@ -133,7 +133,7 @@ func TestCutOff(t *testing.T) {
 			t.Errorf("cut-off replica still holds %v", held)
 		}
 		c.checkOwned(a, d)
-		b.cut.Store(false)
+		b.link.cut.Store(false)
 		c.churn(30*time.Second, 20*time.Millisecond)
 		c.checkOwned(a, b, d)
 		c.settle()
@@ -155,7 +155,7 @@ func TestStubbornReconcile(t *testing.T) {
 		c.work = func() time.Duration { return 2 * c.cfg.LeaseDuration }
 		c.mu.Unlock()
 		c.churn(time.Second, 50*time.Millisecond)
-		a.cut.Store(true)
+		a.link.cut.Store(true)
 		time.Sleep(c.cfg.LeaseDuration + 5*c.cfg.RetryPeriod)
 		c.mu.Lock()
 		overran := 0
