@@ -58,14 +58,34 @@ type Queue[T comparable] struct {
 	dropped atomic.Uint64
 
 	mu         sync.Mutex
-	processing map[T]*handout         // the items handed out and not yet done
+	processing map[T]*handout[T]      // the items handed out and not yet done
 	aside      map[int]map[T]struct{} // by bucket: items set aside while their tenure lapsed
 }
 
-// handout is one item handed out by Get.
-type handout struct {
+// handout is one item handed out by Get, and its context (see Context): that of its tenure's
+// keys, whose Value also answers Fence for it.
+type handout[T comparable] struct {
+	context.Context
+	queue  *Queue[T]
+	item   T
 	tenure *tenure
-	ctx    context.Context // the item's context: see Context
+}
+
+// Value returns the handout itself for Fence's key, and the tenure's keys' values otherwise.
+func (h *handout[T]) Value(key any) any {
+	if key == (fenceKey{}) {
+		return fencer(h)
+	}
+	return h.Context.Value(key)
+}
+
+// held is Held of the item handed out as h.
+func (h *handout[T]) held() (time.Time, bool) {
+	h.queue.mu.Lock()
+	current := h.queue.processing[h.item] == h
+	h.queue.mu.Unlock()
+	deadline := h.tenure.holdUntil()
+	return deadline, current && time.Now().Before(deadline)
 }
 
 var _ workqueue.TypedRateLimitingInterface[string] = (*Queue[string])(nil)
@@ -89,7 +109,7 @@ func Wrap[T comparable](s *Sharder, inner workqueue.TypedRateLimitingInterface[T
 		cfg.Hash = hash
 	}
 	q := &Queue[T]{inner: inner, sharder: s, hash: cfg.Hash, keys: cfg.Keys,
-		processing: make(map[T]*handout), aside: make(map[int]map[T]struct{})}
+		processing: make(map[T]*handout[T]), aside: make(map[int]map[T]struct{})}
 	s.attach(q)
 	return q
 }
@@ -193,8 +213,7 @@ func (q *Queue[T]) admit(item T) bool {
 	t := q.sharder.tenure(bucket)
 	if t != nil {
 		if keys, ok := t.enter(time.Now()); ok {
-			h := &handout{tenure: t}
-			h.ctx = context.WithValue(keys, fenceKey{}, fence(func() (time.Time, bool) { return q.held(item, h) }))
+			h := &handout[T]{Context: keys, queue: q, item: item, tenure: t}
 			q.mu.Lock()
 			q.processing[item] = h
 			q.mu.Unlock()
@@ -253,7 +272,7 @@ func (q *Queue[T]) Context(item T) context.Context {
 	if h == nil {
 		return cancelled
 	}
-	return h.ctx
+	return h
 }
 
 // Held reports whether item is in processing here and this replica still holds its bucket by
@@ -273,20 +292,11 @@ func (q *Queue[T]) Held(item T) (deadline time.Time, ok bool) {
 	if h == nil {
 		return time.Time{}, false
 	}
-	return q.held(item, h)
+	return h.held()
 }
 
-// held is Held of item handed out as h.
-func (q *Queue[T]) held(item T, h *handout) (time.Time, bool) {
-	q.mu.Lock()
-	current := q.processing[item] == h
-	q.mu.Unlock()
-	deadline := h.tenure.holdUntil()
-	return deadline, current && time.Now().Before(deadline)
-}
-
-// fence is what a key's context carries for Fence.
-type fence func() (time.Time, bool)
+// fencer is what a key's context returns for fenceKey: its handout.
+type fencer interface{ held() (time.Time, bool) }
 
 type fenceKey struct{}
 
@@ -294,11 +304,11 @@ type fenceKey struct{}
 // Queue's Context returns, which package crshard passes to controller-runtime reconcilers. For
 // a context that does not derive from one, it returns ok == false.
 func Fence(ctx context.Context) (deadline time.Time, ok bool) {
-	f, _ := ctx.Value(fenceKey{}).(fence)
+	f, _ := ctx.Value(fenceKey{}).(fencer)
 	if f == nil {
 		return time.Time{}, false
 	}
-	return f()
+	return f.held()
 }
 
 // cancelled is the context Context returns for an item not in processing.
