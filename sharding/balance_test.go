@@ -10,29 +10,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
-	"github.com/actorqueue/workqueue/sharding/leasetest"
 )
-
-// TestJoinWithCoordinatedGate is TestJoin's rebalancing on a server with the
-// CoordinatedLeaderElection feature gate on, which refuses spec.preferredHolder without
-// spec.strategy (hole 5's second half).
-func TestJoinWithCoordinatedGate(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c := newCluster(t, 8, 100).defaults()
-		c.api = leasetest.NewServer(leasetest.WithCoordinatedLeaderElection())
-		a := c.join("a")
-		c.churn(10*time.Second, 20*time.Millisecond)
-		b, d, e := c.join("b"), c.join("c"), c.join("d")
-		c.churn(90*time.Second, 20*time.Millisecond)
-		c.checkOwned(a, b, d, e)
-		c.checkBalanced(a, b, d, e)
-		c.settle()
-		for _, r := range []*replica{a, b, d, e} {
-			c.exit(r)
-		}
-	})
-}
 
 // failures records RequestFailed calls; it is a Metrics that implements FailureMetrics.
 type failures struct {

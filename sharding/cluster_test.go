@@ -238,6 +238,15 @@ func (c *cluster) settle() {
 	}
 }
 
+// finish settles (see settle), then makes every replica of rs exit.
+func (c *cluster) finish(rs ...*replica) {
+	c.t.Helper()
+	c.settle()
+	for _, r := range rs {
+		c.exit(r)
+	}
+}
+
 // owners returns, for each bucket, the live replicas that hold it.
 func (c *cluster) owners(replicas ...*replica) map[int][]string {
 	o := make(map[int][]string)

@@ -92,9 +92,7 @@ func TestRenewalsWithinOneSecond(t *testing.T) {
 			victim.link.cut.Store(false)
 			c.churn(5*time.Second, 20*time.Millisecond)
 		}
-		c.settle()
-		c.exit(a)
-		c.exit(b)
+		c.finish(a, b)
 	})
 }
 
@@ -117,9 +115,7 @@ func TestLateRenewalAnswers(t *testing.T) {
 		victim.link.setLate(nil)
 		victim.link.cut.Store(false)
 		c.churn(30*time.Second, 50*time.Millisecond)
-		c.settle()
-		c.exit(a)
-		c.exit(b)
+		c.finish(a, b)
 	})
 }
 
@@ -139,10 +135,22 @@ func TestLapsedWindowKeepsKeys(t *testing.T) {
 		// No key changes from now on: a change that was dropped stays lost.
 		time.Sleep(30 * time.Second)
 		slow.link.setLate(nil)
-		c.settle()
-		c.exit(a)
-		c.exit(b)
+		c.finish(a, b)
 	})
+}
+
+// pausePair starts the cluster of the pause tests: two replicas, a 10 s hold window, b's clock
+// at the drift bound, reconciles of 1 to 4 s with a worker for each of the 16 keys (so that
+// b takes a's keys the moment it acquires their bucket), and the checker of stale writes.
+func pausePair(t *testing.T, seed uint64, renewDeadline, retryPeriod time.Duration) (c *cluster, a, b *replica) {
+	c = newCluster(t, 2, 16).seed(seed).tenSecondWindow(renewDeadline, retryPeriod)
+	c.pausing = true
+	c.workers = 16
+	c.work = func() time.Duration { return c.between(time.Second, 4*time.Second) }
+	a, b = c.join("a"), c.join("b")
+	b.link.fastClock(11, 10)
+	c.churn(40*time.Second, 50*time.Millisecond)
+	return c, a, b
 }
 
 // Hole 4, first case: a healthy holder paused for 9.9 s, less than its 10 s hold window, while
@@ -151,38 +159,25 @@ func TestLapsedWindowKeepsKeys(t *testing.T) {
 // loss: they wrote to keys the other replica had taken.
 func TestPauseOfHealthyHolder(t *testing.T) {
 	eachSeed(t, func(t *testing.T, seed uint64) {
-		c := newCluster(t, 2, 16).seed(seed).tenSecondWindow(6*time.Second, 2*time.Second)
-		c.pausing = true
-		c.workers = 16
-		c.work = func() time.Duration { return c.between(time.Second, 4*time.Second) }
-		a, b := c.join("a"), c.join("b")
-		b.link.fastClock(11, 10)
-		c.churn(40*time.Second, 50*time.Millisecond)
+		c, a, b := pausePair(t, seed, 6*time.Second, 2*time.Second)
 		for range 10 {
 			// Right before a's next renewal, so that its hold window closes during the pause.
 			time.Sleep(time.Until(c.renewedAt(a).Add(c.cfg.RetryPeriod - 10*time.Millisecond)))
 			c.pause(a, 9900*time.Millisecond)
 			c.churn(30*time.Second, 50*time.Millisecond)
 		}
-		c.settle()
-		c.exit(a)
-		c.exit(b)
+		c.finish(a, b)
 	})
 }
 
 // Hole 4, second case: a 5 s pause of a replica cut off from the API server, beginning 6 s
 // after the cut, just before client-go would report the loss (it retries every second for
-// 7 s), and ending after the hold window (10 s, the other replica's clock at the drift bound). As in the first case, the reconciles
-// resumed before the elector's report could cancel them.
+// 7 s), and ending after the hold window (10 s, the other replica's clock at the drift
+// bound). As in the first case, the reconciles resumed before the elector's report could
+// cancel them.
 func TestPauseWhileCutOff(t *testing.T) {
 	eachSeed(t, func(t *testing.T, seed uint64) {
-		c := newCluster(t, 2, 16).seed(seed).tenSecondWindow(7*time.Second, time.Second)
-		c.pausing = true
-		c.workers = 16
-		c.work = func() time.Duration { return c.between(time.Second, 4*time.Second) }
-		a, b := c.join("a"), c.join("b")
-		b.link.fastClock(11, 10)
-		c.churn(40*time.Second, 50*time.Millisecond)
+		c, a, b := pausePair(t, seed, 7*time.Second, time.Second)
 		for range 3 {
 			if len(a.sharder.Held()) == 0 {
 				break
@@ -195,8 +190,6 @@ func TestPauseWhileCutOff(t *testing.T) {
 			a.link.cut.Store(false)
 			c.churn(30*time.Second, 50*time.Millisecond)
 		}
-		c.settle()
-		c.exit(a)
-		c.exit(b)
+		c.finish(a, b)
 	})
 }
