@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 )
@@ -20,12 +21,19 @@ import (
 //     has stayed free for three RetryPeriods, so that a bucket nobody else takes is taken
 //     anyway.
 //   - Hand-over requests. A replica holding at least two buckets fewer than the busiest live
-//     replica sets spec.preferredHolder, the field Kubernetes' coordinated leader election
-//     uses to end a term, to itself on one of that replica's Leases. The holder sees it at its
-//     next renewal, hands the bucket back gracefully (drain, then release), and stays out of
-//     that bucket's election for LeaseDuration, during which the requester acquires it. The
-//     release names the requester as preferred holder, and the others leave it the bucket
-//     for three RetryPeriods.
+//     replica names itself in the annotation sharding.actorqueue.io/requested-by on one of that
+//     replica's Leases. The holder sees it at its next renewal (the request changed the
+//     Lease's resourceVersion, so the renewal reads the Lease again), hands the bucket back
+//     gracefully (drain, then release), and stays out of that bucket's election for
+//     LeaseDuration, during which the requester acquires it. The release keeps the annotation,
+//     and the others leave the bucket to the requester for three RetryPeriods; whoever acquires
+//     the Lease removes it.
+//
+// spec.preferredHolder, the field Kubernetes' coordinated leader election uses to end a term,
+// would say the same, but kube-apiserver drops it unless the CoordinatedLeaderElection feature
+// gate is on (beta and off by default in v1.37), and with the gate on refuses it without
+// spec.strategy, which would hand the election to the API server's coordinator. An annotation
+// is stored by every API server.
 
 // labelName labels the Leases of a sharder with its Config.Name, so that they can be listed.
 const labelName = "sharding.actorqueue.io/name"
@@ -61,9 +69,13 @@ func (s *Sharder) balance(ctx context.Context) {
 
 // look lists the Leases once; see balance.
 func (s *Sharder) look(ctx context.Context, views map[string]leaseView, requested map[string]time.Time) {
-	list, err := s.cfg.Client.Leases(s.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: labelName + "=" + s.cfg.Name})
+	leases := s.cfg.Client.Leases(s.cfg.Namespace)
+	list, err := leases.List(ctx, metav1.ListOptions{LabelSelector: labelName + "=" + s.cfg.Name})
 	if err != nil {
-		return // cut off: keep the last fair share; the electors decide the rest
+		if ctx.Err() == nil {
+			s.failed(ctx, "list", s.cfg.Namespace, err) // cut off: keep the last fair share
+		}
+		return
 	}
 	now := time.Now()
 	counts := map[string]int{s.cfg.Identity: 0}
@@ -71,10 +83,7 @@ func (s *Sharder) look(ctx context.Context, views map[string]leaseView, requeste
 	byHolder := make(map[string][]*coordinationv1.Lease)
 	for i := range list.Items {
 		lease := &list.Items[i]
-		view := leaseView{}
-		if lease.Spec.HolderIdentity != nil {
-			view.holder = *lease.Spec.HolderIdentity
-		}
+		view := leaseView{holder: holder(lease)}
 		if lease.Spec.RenewTime != nil {
 			view.renew = lease.Spec.RenewTime.Time
 		}
@@ -84,8 +93,9 @@ func (s *Sharder) look(ctx context.Context, views map[string]leaseView, requeste
 			view.changedAt = now
 		}
 		views[lease.Name] = view
-		if p := lease.Spec.PreferredHolder; p != nil && *p != "" && now.Sub(view.changedAt) < s.cfg.LeaseDuration {
-			counts[*p] += 0 // a replica asking for a bucket, or handed one, is live
+		requester := lease.Annotations[annotationRequest]
+		if requester != "" && now.Sub(view.changedAt) < s.cfg.LeaseDuration {
+			counts[requester] += 0 // a replica asking for a bucket, or handed one, is live
 		}
 		if view.holder == "" || now.Sub(view.changedAt) >= s.cfg.LeaseDuration {
 			continue // free, released, or its holder stopped renewing
@@ -93,7 +103,7 @@ func (s *Sharder) look(ctx context.Context, views map[string]leaseView, requeste
 		counts[view.holder]++
 		if view.holder == s.cfg.Identity {
 			mine++
-		} else if lease.Spec.PreferredHolder == nil {
+		} else if requester == "" {
 			byHolder[view.holder] = append(byHolder[view.holder], lease)
 		}
 	}
@@ -119,25 +129,43 @@ func (s *Sharder) look(ctx context.Context, views map[string]leaseView, requeste
 		lease := byHolder[busiest][0]
 		byHolder[busiest] = byHolder[busiest][1:]
 		counts[busiest]--
-		lease.Spec.PreferredHolder = &s.cfg.Identity
-		if _, err := s.cfg.Client.Leases(s.cfg.Namespace).Update(ctx, lease, metav1.UpdateOptions{}); err != nil {
-			return // a conflict means the Lease moved on; look again next time
+		if lease.Annotations == nil {
+			lease.Annotations = make(map[string]string)
+		}
+		lease.Annotations[annotationRequest] = s.cfg.Identity
+		if _, err := leases.Update(ctx, lease, metav1.UpdateOptions{}); err != nil {
+			if apierrors.IsConflict(err) {
+				continue // the Lease moved on since the list: look again next time
+			}
+			if ctx.Err() == nil {
+				s.failed(ctx, "ask", s.cfg.Namespace+"/"+lease.Name, err)
+			}
+			return
 		}
 		requested[lease.Name] = now.Add(s.cfg.LeaseDuration)
 	}
 }
 
+// failed reports a Lease request that failed other than by a conflict: to the logger of ctx,
+// and to Config.Metrics if it implements FailureMetrics.
+func (s *Sharder) failed(ctx context.Context, op, lease string, err error) {
+	klog.FromContext(ctx).Error(err, "sharding: a Lease request failed", "op", op, "lease", lease, "identity", s.cfg.Identity)
+	if m, ok := s.cfg.Metrics.(FailureMetrics); ok {
+		m.RequestFailed(op, err)
+	}
+}
+
 // mayAcquire reports whether this replica may acquire a bucket: it holds fewer than its fair
-// share and the bucket was not handed to another replica by name, or the bucket has stayed
-// free since firstRefused for LeaseDuration.
-func (s *Sharder) mayAcquire(firstRefused time.Time, handedToAnother bool) bool {
+// share and another replica has not asked for the bucket, or the bucket has stayed free since
+// firstRefused for the grace period.
+func (s *Sharder) mayAcquire(firstRefused time.Time, requestedByAnother bool) bool {
 	if !firstRefused.IsZero() && time.Since(firstRefused) >= s.grace() {
 		return true
 	}
 	s.mu.Lock()
 	holding := s.holding
 	s.mu.Unlock()
-	return !handedToAnother && int64(holding) < s.share.Load()
+	return !requestedByAnother && int64(holding) < s.share.Load()
 }
 
 // grace is how long a free bucket waits for a replica below its share, or for the replica it

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,8 +16,14 @@ import (
 // cluster is replicas of a controller in one process, on one fake API server, all inside a
 // synctest bubble so that leader election's waits run on the fake clock. It plays the part of
 // the informers (every replica is told of every change of a key) and checks both halves of the
-// guarantee: no key is in processing on two replicas at once (checked at every reconcile),
-// and every change of a key is processed by some replica (checked by settle).
+// guarantee: no key is in processing on two replicas at once (checked at every reconcile and
+// every write), and every change of a key is processed by some replica (checked by settle).
+//
+// A reconcile works in steps (see replica.reconcile): before each it checks its context, by
+// the clock, and writes; so "in processing" can be checked two ways. While no replica pauses,
+// a reconcile is in processing from Get to its return, and two replicas' must not overlap. A
+// paused replica's reconciles stay in processing, frozen, for the pause; what must not happen
+// then is a write by a replica to a key that another replica has taken since (a stale write).
 type cluster struct {
 	t       *testing.T
 	api     *leasetest.Server
@@ -29,14 +34,23 @@ type cluster struct {
 	mu sync.Mutex
 	// work returns how long a reconcile runs; it must not hold mu.
 	work func() time.Duration
-	// stubborn reconciles ignore their context's cancellation.
-	stubborn   bool
+	// step is the longest a reconcile works between two writes.
+	step time.Duration
+	// stopLatency bounds how long a reconcile takes to return once it sees its context end:
+	// within the drain budget of the tests' Config.
+	stopLatency time.Duration
+	// stubborn reconciles ignore their context.
+	stubborn bool
+	// pausing turns the check of overlapping reconciles off (stale writes are still checked).
+	pausing    bool
 	rng        *rand.Rand
 	generation map[string]int      // of each key, raised by touch
 	processed  map[string]int      // the highest generation a finished reconcile saw
 	processing map[string]*replica // the replica reconciling each key
+	taken      map[string]*replica // the replica that began reconciling each key last
 	live       map[*replica]bool   // replicas told of changes
 	overlaps   int
+	stale      int // writes by a replica to a key another replica had taken since
 	acquired   []acquisition
 	handovers  []Handover
 	dropped    int
@@ -53,7 +67,8 @@ type acquisition struct {
 type replica struct {
 	c       *cluster
 	id      string
-	cut     atomic.Bool
+	link    *link
+	gate    gate // closed while the replica is paused: its workers stop at their next step
 	sharder *Sharder
 	queue   *Queue[string]
 	stop    context.CancelFunc // graceful exit
@@ -65,21 +80,35 @@ type replica struct {
 
 func newCluster(t *testing.T, buckets, keys int) *cluster {
 	c := &cluster{
-		t:          t,
-		api:        leasetest.NewServer(),
-		cfg:        Config{Namespace: "default", Name: "shard", Buckets: buckets},
-		workers:    4,
-		rng:        rand.New(rand.NewPCG(1, 2)),
-		generation: make(map[string]int),
-		processed:  make(map[string]int),
-		processing: make(map[string]*replica),
-		live:       make(map[*replica]bool),
+		t:           t,
+		api:         leasetest.NewServer(),
+		cfg:         Config{Namespace: "default", Name: "shard", Buckets: buckets},
+		workers:     4,
+		rng:         rand.New(rand.NewPCG(1, 2)),
+		step:        200 * time.Millisecond,
+		stopLatency: 1500 * time.Millisecond,
+		generation:  make(map[string]int),
+		processed:   make(map[string]int),
+		processing:  make(map[string]*replica),
+		taken:       make(map[string]*replica),
+		live:        make(map[*replica]bool),
 	}
 	c.work = func() time.Duration { return time.Duration(50+c.intn(950)) * time.Millisecond }
 	for i := range keys {
 		c.keys = append(c.keys, "ns-"+strconv.Itoa(i%7)+"/obj-"+strconv.Itoa(i))
 	}
 	return c
+}
+
+// seed reseeds the cluster's random choices.
+func (c *cluster) seed(seed uint64) *cluster {
+	c.rng = rand.New(rand.NewPCG(seed, 2))
+	return c
+}
+
+// between returns a random duration in [lo, hi).
+func (c *cluster) between(lo, hi time.Duration) time.Duration {
+	return lo + time.Duration(c.intn(int(hi-lo)))
 }
 
 func (c *cluster) intn(n int) int {
@@ -91,8 +120,9 @@ func (c *cluster) intn(n int) int {
 // join starts a replica named id.
 func (c *cluster) join(id string) *replica {
 	r := &replica{c: c, id: id, ran: make(chan struct{})}
+	r.link = &link{inner: c.api.Clientset(nil).CoordinationV1()}
 	cfg := c.cfg
-	cfg.Client = c.api.Clientset(&r.cut).CoordinationV1()
+	cfg.Client = r.link
 	cfg.Identity = id
 	cfg.Metrics = (*replicaMetrics)(r)
 	r.sharder = New(cfg)
@@ -149,6 +179,19 @@ func (c *cluster) crash(r *replica) {
 	r.workers.Wait() // the goroutines that played its workers, which do nothing more
 }
 
+// pause stops r for d as SIGSTOP and SIGCONT would: its workers at their next step, its
+// Lease requests on their way out or their answers on the way in. Its clock runs on, as a
+// stopped process's monotonic clock does. When the pause ends, the workers resume a
+// millisecond before the Lease requests, as the scheduler may well order them.
+func (c *cluster) pause(r *replica, d time.Duration) {
+	r.gate.close()
+	r.link.gate.close()
+	time.Sleep(d)
+	r.gate.open()
+	time.Sleep(time.Millisecond)
+	r.link.gate.open()
+}
+
 // touch changes key: every live replica is told, as its informer would tell it.
 func (c *cluster) touch(key string) {
 	c.mu.Lock()
@@ -178,6 +221,9 @@ func (c *cluster) settle() {
 	time.Sleep(2*c.cfg.LeaseDuration + 5*c.cfg.RetryPeriod)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.stale > 0 {
+		c.t.Errorf("%d stale writes", c.stale)
+	}
 	lost := 0
 	for _, key := range c.keys {
 		if c.processed[key] != c.generation[key] {
@@ -189,6 +235,15 @@ func (c *cluster) settle() {
 	}
 	if lost > 0 {
 		c.t.Errorf("%d of %d keys lost a change", lost, len(c.keys))
+	}
+}
+
+// finish settles (see settle), then makes every replica of rs exit.
+func (c *cluster) finish(rs ...*replica) {
+	c.t.Helper()
+	c.settle()
+	for _, r := range rs {
+		c.exit(r)
 	}
 }
 
@@ -253,37 +308,55 @@ func (r *replica) work() {
 	}
 }
 
-// reconcile processes key, recording its start and end with the cluster.
+// reconcile processes key, recording its start, writes and end with the cluster. It works for
+// c.work() in steps of up to c.step; before each step it passes the replica's gate (a pause
+// stops it there), checks its context by the clock, and writes at once, as a reconcile that
+// honours its context checks before each write. Once it sees its context end, it takes up to
+// c.stopLatency to return, writing nothing more. A stubborn reconcile ignores its context.
 func (r *replica) reconcile(key string) {
 	c := r.c
+	ctx := r.queue.Context(key)
 	c.mu.Lock()
 	if r.dead {
 		c.mu.Unlock()
 		return
 	}
-	if other, ok := c.processing[key]; ok {
+	if other, ok := c.processing[key]; ok && !c.pausing {
 		c.overlaps++
 		c.t.Errorf("key %s handed to %s while %s processes it", key, r.id, other.id)
 	}
 	c.processing[key] = r
+	c.taken[key] = r
 	generation := c.generation[key]
-	work, stubborn := c.work, c.stubborn
+	work, step, stop, stubborn := c.work, c.step, c.stopLatency, c.stubborn
 	c.mu.Unlock()
 
 	finished := true
-	timer := time.NewTimer(work())
-	if stubborn {
-		<-timer.C
-	} else {
+	for left := work(); left > 0 && finished; {
+		r.gate.pass()
+		if !stubborn && !honoured(ctx) {
+			finished = false
+			break
+		}
+		r.write(key)
+		d := min(left, step)
+		timer := time.NewTimer(d)
+		done := ctx.Done()
+		if stubborn {
+			done = nil
+		}
 		select {
 		case <-timer.C:
-		case <-r.queue.Context(key).Done():
+			left -= d
+		case <-done:
 			timer.Stop()
 			finished = false
-			// A reconcile notices its context's end at its next call, and takes a while to
-			// stop: up to 1.5 s, within the 1.6 s the default Config leaves.
-			time.Sleep(time.Duration(c.intn(1500)) * time.Millisecond)
 		}
+	}
+	if !finished {
+		// A reconcile notices its context's end at its next call, and takes a while to
+		// return, within the drain budget of the tests' Config.
+		time.Sleep(time.Duration(c.intn(int(stop))))
 	}
 
 	c.mu.Lock()
@@ -300,6 +373,32 @@ func (r *replica) reconcile(key string) {
 	c.mu.Unlock()
 	if !finished {
 		r.queue.AddRateLimited(key)
+	}
+}
+
+// honoured reports whether a reconcile may still act under ctx: it is not cancelled and its
+// deadline, if it has one, is ahead by the clock (the timer that ends ctx runs late after a
+// pause; the clock does not).
+func honoured(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	deadline, ok := ctx.Deadline()
+	return !ok || time.Now().Before(deadline)
+}
+
+// write records a write of key by r, and fails the test if another replica has taken the key
+// since r began reconciling it.
+func (r *replica) write(key string) {
+	c := r.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.dead {
+		return
+	}
+	if other := c.taken[key]; other != r {
+		c.stale++
+		c.t.Errorf("key %s written by %s after %s took it", key, r.id, other.id)
 	}
 }
 

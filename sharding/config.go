@@ -39,7 +39,8 @@ type Config struct {
 	// MaxClockDrift bounds how much faster one replica's clock may run than another's, as a
 	// fraction: 0.1 means that while 1 s passes on the slowest clock, at most 1.1 s passes on
 	// the fastest. A replica counts its hold on a bucket as ending LeaseDuration/(1+MaxClockDrift)
-	// after its last successful renewal began (see the package documentation). Zero means 0.1.
+	// after the first of its writes that produced the Lease record the others see now began
+	// (see the package documentation). Zero means 0.1.
 	MaxClockDrift float64
 
 	// Metrics receives the sharder's and its queues' measurements; nil records none.
@@ -93,24 +94,29 @@ func (c Config) withDefaults() Config {
 	case c.MaxClockDrift < 0 || c.MaxClockDrift >= 1:
 		panic(fmt.Sprintf("sharding: Config.MaxClockDrift is %v, want it in [0, 1)", c.MaxClockDrift))
 	}
-	if c.holdWindow() <= c.RenewDeadline+c.RetryPeriod {
+	if c.drainBudget() <= 0 {
 		panic(fmt.Sprintf("sharding: Config leaves no time to drain a lost bucket: LeaseDuration/(1+MaxClockDrift) = %v must exceed RenewDeadline+RetryPeriod = %v",
 			c.holdWindow(), c.RenewDeadline+c.RetryPeriod))
 	}
 	return c
 }
 
-// holdWindow is how long after a successful renewal began this replica may still act on the
-// bucket: another replica cannot acquire it sooner (see the package documentation).
+// holdWindow is how long after the first write of the record the others see began this
+// replica may still act on the bucket: another replica cannot acquire it sooner (see lock.go
+// and the package documentation).
 func (c Config) holdWindow() time.Duration {
 	return time.Duration(float64(c.LeaseDuration) / (1 + c.MaxClockDrift))
 }
 
-// DrainBudget returns the least time a replica has, after client-go's elector reports that it
-// failed to renew a bucket, to finish the bucket's reconciles before another replica may
-// acquire it: LeaseDuration/(1+MaxClockDrift) − RenewDeadline − RetryPeriod, with c's zero
-// fields defaulted. It panics as [New] does if c is invalid.
-func (c Config) DrainBudget() time.Duration {
-	c = c.withDefaults()
-	return c.holdWindow() - c.RenewDeadline - c.RetryPeriod
-}
+// DrainBudget returns the time a reconcile has, once its context's deadline has passed
+// (see [Queue.Context]), to return, and for its last write to be applied, before another
+// replica may acquire the bucket: LeaseDuration/(1+MaxClockDrift) − RenewDeadline −
+// RetryPeriod, with c's zero fields defaulted. It panics as [New] does if c is invalid.
+//
+// A context's deadline is RenewDeadline+RetryPeriod after the write that the hold window
+// counts from began, the instant by which client-go's elector reports a loss when its answers
+// are prompt; when they are late, the deadline comes first.
+func (c Config) DrainBudget() time.Duration { return c.withDefaults().drainBudget() }
+
+// drainBudget is DrainBudget of a Config with defaults.
+func (c Config) drainBudget() time.Duration { return c.holdWindow() - c.RenewDeadline - c.RetryPeriod }

@@ -6,51 +6,100 @@
 // LeaderElector per bucket. A [Queue] wraps any rate-limiting queue of package
 // github.com/actorqueue/workqueue and processes only the keys of the buckets this replica
 // holds: it drops the others' keys at Add, enqueues a bucket's keys (QueueConfig.Keys) when
-// it acquires the bucket, and stops handing a bucket's keys out the moment it gives the bucket
-// up, then waits for those in processing. Only the queues' public API is used.
+// it acquires the bucket, hands each key out with a context whose deadline is when its
+// reconcile must stop, stops handing a bucket's keys out the moment it gives the bucket up, and
+// then waits for those in processing. Only the queues' public API is used. Package crshard
+// does the same for controller-runtime controllers.
 //
 // # The guarantee
 //
-//  1. No key is in processing on two replicas at once: through joins, graceful exits, crashes
-//     (a replica stops renewing), and a replica cut off from the API server.
+//  1. No key is processed on two replicas at once: a reconcile of a key on one replica, from
+//     the Get that handed the key out to its last write, does not overlap another replica's.
+//     This holds through joins, graceful exits, crashes (a replica stops renewing), a replica
+//     cut off from the API server, late answers, and process pauses.
 //  2. Every key added is processed by some replica: a change that reaches a replica not
 //     holding its bucket is dropped there, and the replica that holds it, or next acquires
-//     it, has it (its own informer told it, or Keys lists it at acquisition).
+//     it, has it (its own informer told it, or Keys lists it at acquisition). A key of a held
+//     bucket is never dropped, even while the bucket's renewals are late.
 //
-// Both rest on client-go's election and on the assumptions below. Like leader election, this
-// is not fencing: a replica that is paused (a stopped VM, a long GC pause, a stuck syscall)
-// for longer than the hold window can act on a bucket another replica has taken.
+// # Assumptions
+//
+// Both rest on client-go's election (v0.37: its electors compare Lease records as described
+// under Timing; the API server applies Lease updates only at the resourceVersion read, as
+// every kube-apiserver does) and on these assumptions, which no Lease can remove:
+//
+//   - Clock rates. While any interval of real time passes, no replica's monotonic clock
+//     advances more than 1+MaxClockDrift times as much as another's. Clock offsets do not
+//     matter: a replica only measures durations on its own clock, and wall-clock times in the
+//     Leases are compared, never trusted (nor may they go backwards: a replica whose wall
+//     clock steps back keeps writing its last renewTime).
+//   - Reconciles honour their context. A reconcile writes nothing after its context
+//     ([Queue.Context]) is done, and each write it makes takes effect (is applied or fails)
+//     within [Config.DrainBudget] of its context's deadline, in real time. The way to meet it:
+//     right before each write, check the clock against the context's deadline (or use
+//     [Queue.Held] or [Fence]), and bound the write's latency by what is left. A check of
+//     ctx.Err() alone is not enough after a pause: the timer that ends the context runs when
+//     the process resumes, possibly after the check.
+//   - Pauses. A process pause (SIGSTOP, a GC pause, a stuck syscall, a stopped VM whose
+//     clock catches up when it resumes) of any length is harmless wherever it falls except
+//     between a reconcile's last check and its write taking effect: that interval counts
+//     against the drain budget above. Everywhere else, the monotonic clock has counted the
+//     pause, and every decision that keeps replicas apart reads it (none waits for a timer or
+//     for the elector's report). A machine that suspends (Linux's CLOCK_MONOTONIC stops
+//     during system suspend) or a VM whose clock does not catch up is a clock running slow:
+//     outside the clock-rate assumption.
+//
+// A reconcile that breaks them (writes after its deadline, or for longer than the drain
+// budget) may overlap the next holder's processing of its key: a hand-over that times out
+// reports the keys still in processing (Handover.Overran).
 //
 // # Timing
 //
-// Let S be the start of this replica's last successful write of a bucket's Lease naming it the
-// holder (a renewal). The server applied the write after S, and another replica acquires the
-// bucket only once LeaseDuration has passed, on its own clock, since it last saw the Lease
-// change, which it cannot have seen before the write. So, as long as no clock runs more than
-// 1+MaxClockDrift times as fast as another, this replica may act on the bucket until
+// client-go's elector takes a bucket over only once LeaseDuration has passed, on its clock,
+// since it last saw the Lease's record change, comparing the record's JSON, whose times have
+// whole seconds. So two writes within one second are one to the others, and they count from
+// when they first saw the record, which is after the first write that produced it began. Let
+// S be the start of that write (the first of this replica's consecutive writes of the record
+// now stored, attempts whose answer was lost included). This replica may act on the bucket
+// until
 //
-//	S + LeaseDuration/(1+MaxClockDrift)     (the hold window)
+//	S + LeaseDuration/(1+MaxClockDrift)     (the end of the hold window)
 //
-// and a Queue hands out no key of the bucket after it, whatever the elector reports. The
-// elector itself gives the bucket up when a renewal has kept failing for RenewDeadline, which
-// starts a RetryPeriod after the last successful renewal returned; so once it reports the loss,
-// at least
+// A key's context has the deadline
 //
-//	LeaseDuration/(1+MaxClockDrift) − RenewDeadline − RetryPeriod   ([Config.DrainBudget])
+//	end of the hold window − DrainBudget  =  S + RenewDeadline + RetryPeriod
 //
-// remains (minus the latency of that last renewal) for the bucket's reconciles to finish: 1.6 s
-// with client-go's defaults of 15 s, 10 s and 2 s and a drift of 0.1. Raise LeaseDuration
-// relative to RenewDeadline for more. New panics if the budget is not positive.
+// where DrainBudget = LeaseDuration/(1+MaxClockDrift) − RenewDeadline − RetryPeriod: 1.6 s
+// with client-go's defaults of 15 s, 10 s and 2 s and a drift of 0.1. New panics if it is
+// not positive. That is when client-go's elector reports the loss when answers are prompt;
+// when they are late, the deadline comes first, whatever the elector reports. A renewal
+// moves S, and so the deadline of the keys handed out after it; a key already out keeps its
+// deadline, so a reconcile gets at most RenewDeadline+RetryPeriod (about RenewDeadline when
+// the key comes out just before a renewal), and a longer one is cut short and must be
+// retried. Raise LeaseDuration relative to RenewDeadline for a larger budget, and both for
+// longer reconciles.
 //
-// A queue cannot stop a reconcile. When a bucket is lost, its context ([Queue.Context]) is
-// cancelled at once; a reconcile that honours it and returns within the budget is safe. A
-// reconcile that outlives the hold window may overlap the next holder's processing of its key:
-// the hand-over reports it (Handover.Overran) and the guarantee does not cover it.
+// When the renewals are late, so that the keys' deadline passes while the bucket is still
+// held, the Queue sets the bucket's keys aside instead of handing them out, and enqueues them
+// again once a renewal succeeds (or drops them if the bucket is lost; its next holder lists
+// them).
 //
 // A replica that acquires a bucket hands its keys out at once: the previous holder stopped
 // at the end of its hold window, which closes before LeaseDuration has passed on the new
 // holder's clock, and the new holder waited that long (or the previous holder released the
 // Lease, which it does only once drained).
+//
+// # Fencing
+//
+// Neither the context nor the Lease can stop a write already on its way. What a reconcile has
+// instead: its context's deadline, by which it must begin to stop, and [Queue.Held] (or
+// [Fence], on the context), which reads the clock and returns the end of the hold window,
+// moved by every renewal since: a write that takes effect before it cannot meet another
+// replica's processing of the key. Both are this replica's bounds, from its own clock and
+// the assumptions above; they cannot stop a write sent in time that the API server applies
+// late (bound the write's latency by what is left), and they do not fence the objects the
+// reconcile writes (no Lease can: for that, make the writes conditional on the object's
+// resourceVersion).
 //
 // # Graceful hand-over
 //
@@ -65,9 +114,12 @@
 // Every RetryPeriod a replica lists the Leases and counts the live replicas. It does not
 // acquire beyond its fair share, ⌈Buckets/replicas⌉, unless a bucket stays free for three
 // RetryPeriods; and a replica two or more buckets short asks the busiest one for a bucket by
-// setting the Lease's spec.preferredHolder, which the holder honours with a graceful
-// hand-over. This only decides when to campaign: who holds a bucket is always decided by the
-// election.
+// naming itself in the Lease's annotation sharding.actorqueue.io/requested-by, which the holder
+// honours with a graceful hand-over. (spec.preferredHolder would say the same, but
+// kube-apiserver drops it unless the CoordinatedLeaderElection feature gate is on, and refuses
+// it without spec.strategy when it is.) A request that fails other than by a conflict is
+// logged and reported to [FailureMetrics]. This only decides when to campaign: who holds a
+// bucket is always decided by the election.
 //
 // # Server-side sharded list and watch
 //

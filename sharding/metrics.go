@@ -15,6 +15,17 @@ type Metrics interface {
 	HandedOver(h Handover)
 }
 
+// FailureMetrics is an optional extension of [Metrics]: a Metrics that also implements it
+// receives the failures of the Lease requests the sharder makes besides the elections' own,
+// which it also logs (at error level, with the logger of Run's context). A conflict, the
+// normal end of a request that raced another, is not a failure.
+type FailureMetrics interface {
+	// RequestFailed reports one failed request: op is "list" (the balancing's look at the
+	// Leases), "ask" (asking another replica for a bucket) or "release" (giving a bucket
+	// back after a graceful hand-over; the others then wait LeaseDuration for it).
+	RequestFailed(op string, err error)
+}
+
 // Handover describes one bucket a replica gave up.
 type Handover struct {
 	// Bucket is the bucket given up.

@@ -28,16 +28,25 @@ type QueueConfig[T comparable] struct {
 // Queue wraps a rate-limiting queue of package github.com/actorqueue/workqueue (or any
 // implementation of its interface) so that it processes only the keys of the buckets this
 // replica holds. It implements workqueue.TypedRateLimitingInterface[T], and so client-go's and
-// controller-runtime's: use it where the wrapped queue was used. Its methods are safe for
-// simultaneous use by multiple goroutines.
+// controller-runtime's: use it where the wrapped queue was used (for controller-runtime, see
+// package crshard, which keeps its priorities). Its methods are safe for simultaneous use by
+// multiple goroutines.
 //
 //   - Add, AddAfter and AddRateLimited drop an item whose bucket this replica does not hold,
-//     and count it (Metrics.KeyDropped, [Queue.Dropped]).
-//   - Get hands out only items of buckets held now. An item of a bucket lost since it was
+//     and count it (Metrics.KeyDropped, [Queue.Dropped]). [Queue.AddWith] does the same for
+//     any other way of adding of the wrapped queue.
+//   - Get hands out only items of buckets held now, each with a context whose deadline is the
+//     time the reconcile may run ([Queue.Context]). An item of a bucket lost since it was
 //     added is discarded there: Get calls Forget and Done on the wrapped queue and counts it.
+//     An item of a bucket whose renewals are late, so that its keys' deadline has passed
+//     (see the package documentation), is set aside and enqueued again once a renewal
+//     succeeds, or dropped if the bucket is lost.
 //   - Done ends the item's processing; a bucket being handed over waits for the Done of each of
 //     its items handed out (see the package documentation).
-//   - Len counts the discarded-to-be items too, until a Get reaches them.
+//   - [Queue.Held] tells a reconcile, right before a write, whether and until when the
+//     replica still holds the item's bucket.
+//   - Len counts the discarded-to-be items too, until a Get reaches them, but not those set
+//     aside.
 //   - ShutDown, ShutDownWithDrain and ShuttingDown are the wrapped queue's. The sharder is
 //     separate: stop it (cancel Run's context) before shutting the queue down, so that the
 //     buckets drain while workers still call Done.
@@ -49,7 +58,34 @@ type Queue[T comparable] struct {
 	dropped atomic.Uint64
 
 	mu         sync.Mutex
-	processing map[T]*tenure // the tenure each handed-out item entered
+	processing map[T]*handout[T]      // the items handed out and not yet done
+	aside      map[int]map[T]struct{} // by bucket: items set aside while their tenure lapsed
+}
+
+// handout is one item handed out by Get, and its context (see Context): that of its tenure's
+// keys, whose Value also answers Fence for it.
+type handout[T comparable] struct {
+	context.Context
+	queue  *Queue[T]
+	item   T
+	tenure *tenure
+}
+
+// Value returns the handout itself for Fence's key, and the tenure's keys' values otherwise.
+func (h *handout[T]) Value(key any) any {
+	if key == (fenceKey{}) {
+		return fencer(h)
+	}
+	return h.Context.Value(key)
+}
+
+// held is Held of the item handed out as h.
+func (h *handout[T]) held() (time.Time, bool) {
+	h.queue.mu.Lock()
+	current := h.queue.processing[h.item] == h
+	h.queue.mu.Unlock()
+	deadline := h.tenure.holdUntil()
+	return deadline, current && time.Now().Before(deadline)
 }
 
 var _ workqueue.TypedRateLimitingInterface[string] = (*Queue[string])(nil)
@@ -72,7 +108,8 @@ func Wrap[T comparable](s *Sharder, inner workqueue.TypedRateLimitingInterface[T
 		}
 		cfg.Hash = hash
 	}
-	q := &Queue[T]{inner: inner, sharder: s, hash: cfg.Hash, keys: cfg.Keys, processing: make(map[T]*tenure)}
+	q := &Queue[T]{inner: inner, sharder: s, hash: cfg.Hash, keys: cfg.Keys,
+		processing: make(map[T]*handout[T]), aside: make(map[int]map[T]struct{})}
 	s.attach(q)
 	return q
 }
@@ -85,9 +122,16 @@ func (q *Queue[T]) ours(item T) bool {
 	if q.sharder.Holds(q.Bucket(item)) {
 		return true
 	}
-	q.dropped.Add(1)
-	q.sharder.cfg.Metrics.KeyDropped()
+	q.drop(1)
 	return false
+}
+
+// drop counts n items dropped.
+func (q *Queue[T]) drop(n int) {
+	for range n {
+		q.dropped.Add(1)
+		q.sharder.cfg.Metrics.KeyDropped()
+	}
 }
 
 // Add adds item if its bucket is held; otherwise it drops it.
@@ -113,53 +157,158 @@ func (q *Queue[T]) AddRateLimited(item T) {
 	}
 }
 
+// AddWith passes to add, in their order, the items whose bucket is held, and drops the others
+// as Add does; it does not call add when none is left. It serves the wrapped queue's other
+// ways of adding, e.g. a priority queue's AddWithOpts:
+//
+//	q.AddWith(func(items ...string) { pq.AddWithOpts(opts, items...) }, keys...)
+func (q *Queue[T]) AddWith(add func(items ...T), items ...T) {
+	kept := make([]T, 0, len(items))
+	for _, item := range items {
+		if q.ours(item) {
+			kept = append(kept, item)
+		}
+	}
+	if len(kept) > 0 {
+		add(kept...)
+	}
+}
+
 // Get blocks until an item of a held bucket can be processed and returns it, discarding the
 // items of buckets no longer held on the way. Once the wrapped queue is shut down and empty,
 // it returns shutdown == true. Call Done with every item it returns.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
 	for {
 		item, shutdown = q.inner.Get()
-		if shutdown {
-			return item, true
+		if shutdown || q.admit(item) {
+			return item, shutdown
 		}
-		if t := q.sharder.tenure(q.Bucket(item)); t != nil && t.enter(time.Now()) {
-			q.mu.Lock()
-			q.processing[item] = t
-			q.mu.Unlock()
-			return item, false
-		}
-		q.inner.Forget(item)
-		q.inner.Done(item)
-		q.dropped.Add(1)
-		q.sharder.cfg.Metrics.KeyDropped()
 	}
+}
+
+// GetWithPriority is Get for a wrapped queue with priorities, such as the priority queue of
+// package github.com/actorqueue/workqueue: it also returns the item's priority. If the wrapped
+// queue has no GetWithPriority method, it is Get with priority 0.
+func (q *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
+	pq, ok := q.inner.(interface {
+		GetWithPriority() (item T, priority int, shutdown bool)
+	})
+	if !ok {
+		item, shutdown = q.Get()
+		return item, 0, shutdown
+	}
+	for {
+		item, priority, shutdown = pq.GetWithPriority()
+		if shutdown || q.admit(item) {
+			return item, priority, shutdown
+		}
+	}
+}
+
+// admit decides the fate of an item the wrapped queue handed out: it reports whether the item
+// may be processed now, and otherwise sets it aside (its tenure has lapsed) or discards it (its
+// bucket is not held), marking it done in the wrapped queue.
+func (q *Queue[T]) admit(item T) bool {
+	bucket := q.Bucket(item)
+	t := q.sharder.tenure(bucket)
+	if t != nil {
+		if keys, ok := t.enter(time.Now()); ok {
+			h := &handout[T]{Context: keys, queue: q, item: item, tenure: t}
+			q.mu.Lock()
+			q.processing[item] = h
+			q.mu.Unlock()
+			return true
+		}
+	}
+	q.mu.Lock()
+	aside := t != nil && t.accepting()
+	if aside {
+		if q.aside[bucket] == nil {
+			q.aside[bucket] = make(map[T]struct{})
+		}
+		q.aside[bucket][item] = struct{}{}
+	}
+	q.mu.Unlock()
+	if !aside {
+		q.inner.Forget(item)
+	}
+	q.inner.Done(item)
+	if !aside {
+		q.drop(1)
+	} else if !t.lapsed(time.Now()) {
+		q.resumed(bucket) // a renewal came between enter and the set-aside
+	}
+	return false
 }
 
 // Done marks item as processed. If its bucket is being handed over, the hand-over stops
 // waiting for it.
 func (q *Queue[T]) Done(item T) {
 	q.mu.Lock()
-	t := q.processing[item]
+	h := q.processing[item]
 	delete(q.processing, item)
 	q.mu.Unlock()
 	q.inner.Done(item)
-	if t != nil {
-		t.exit()
+	if h != nil {
+		h.tenure.exit()
 	}
 }
 
-// Context returns the context of the tenure under which Get handed item out: it is cancelled
-// when this replica loses the item's bucket, so that a reconcile can stop before another
-// replica may take the bucket (see the package documentation). For an item not in processing,
-// it returns a cancelled context.
+// Context returns the context of item, which Get handed out: pass it to the reconcile. Its
+// deadline is when the reconcile must begin to stop: the drain budget (Config.DrainBudget)
+// before the end of the hold window as it stood when Get handed the item out, so that a
+// reconcile that returns within the budget of its context's end is done before another
+// replica may take the bucket. It is also cancelled when this replica loses the bucket. A
+// renewal does not move the deadline of an item already handed out: a reconcile longer than
+// RenewDeadline+RetryPeriod is cut short, and the item must be retried. For an item not in
+// processing, it returns a cancelled context.
+//
+// The context's cancellation is delivered by a timer, which runs late after a process pause:
+// right before a write, check the clock instead, with [Queue.Held] or [Fence].
 func (q *Queue[T]) Context(item T) context.Context {
 	q.mu.Lock()
-	t := q.processing[item]
+	h := q.processing[item]
 	q.mu.Unlock()
-	if t == nil {
+	if h == nil {
 		return cancelled
 	}
-	return t.ctx
+	return h
+}
+
+// Held reports whether item is in processing here and this replica still holds its bucket by
+// the clock, and returns the end of the bucket's hold window: until then, no other replica
+// can have acquired the bucket (given the package's assumptions), and a write applied before
+// it cannot meet another replica's processing of the item. Check it right before a write and
+// give up unless the write will be applied, pauses included, well before deadline; ok is
+// false once deadline has passed, and for an item not handed out by Get or already done.
+//
+// The deadline is later than the item's context's by the drain budget, and moves with each
+// renewal. It is this replica's bound, from its own clock: it cannot see a write the API server
+// applies after it, nor a clock that runs faster than Config.MaxClockDrift allows.
+func (q *Queue[T]) Held(item T) (deadline time.Time, ok bool) {
+	q.mu.Lock()
+	h := q.processing[item]
+	q.mu.Unlock()
+	if h == nil {
+		return time.Time{}, false
+	}
+	return h.held()
+}
+
+// fencer is what a key's context returns for fenceKey: its handout.
+type fencer interface{ held() (time.Time, bool) }
+
+type fenceKey struct{}
+
+// Fence is [Queue.Held] for the item whose context ctx is, or derives from: the context a
+// Queue's Context returns, which package crshard passes to controller-runtime reconcilers. For
+// a context that does not derive from one, it returns ok == false.
+func Fence(ctx context.Context) (deadline time.Time, ok bool) {
+	f, _ := ctx.Value(fenceKey{}).(fencer)
+	if f == nil {
+		return time.Time{}, false
+	}
+	return f.held()
 }
 
 // cancelled is the context Context returns for an item not in processing.
@@ -180,7 +329,7 @@ func (q *Queue[T]) Forget(item T) { q.inner.Forget(item) }
 func (q *Queue[T]) NumRequeues(item T) int { return q.inner.NumRequeues(item) }
 
 // Len returns the number of items waiting, those of buckets lost since they were added
-// included.
+// included, those set aside excluded.
 func (q *Queue[T]) Len() int { return q.inner.Len() }
 
 // ShutDown shuts the wrapped queue down.
@@ -202,4 +351,25 @@ func (q *Queue[T]) acquired(bucket int) {
 			q.Add(item)
 		}
 	}
+}
+
+// resumed enqueues again the items of bucket set aside while its tenure had lapsed.
+func (q *Queue[T]) resumed(bucket int) {
+	q.mu.Lock()
+	items := q.aside[bucket]
+	delete(q.aside, bucket)
+	q.mu.Unlock()
+	for item := range items {
+		q.inner.Add(item)
+	}
+}
+
+// ended drops the items of bucket set aside: the bucket's tenure is over, and the next holder
+// lists them when it acquires the bucket.
+func (q *Queue[T]) ended(bucket int) {
+	q.mu.Lock()
+	n := len(q.aside[bucket])
+	delete(q.aside, bucket)
+	q.mu.Unlock()
+	q.drop(n)
 }

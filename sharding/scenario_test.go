@@ -4,6 +4,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/actorqueue/workqueue/sharding/leasetest"
 )
 
 // defaults fills the cluster's durations with the Config defaults, so that tests can do
@@ -21,16 +23,25 @@ func TestSteadyState(t *testing.T) {
 		c.churn(60*time.Second, 20*time.Millisecond)
 		c.checkOwned(a, b, d)
 		c.checkBalanced(a, b, d)
-		c.settle()
-		for _, r := range []*replica{a, b, d} {
-			c.exit(r)
-		}
+		c.finish(a, b, d)
 	})
 }
 
-func TestJoin(t *testing.T) {
+func TestJoin(t *testing.T) { testJoin(t) }
+
+// TestJoinWithCoordinatedGate is TestJoin on a server with the CoordinatedLeaderElection
+// feature gate on, which refuses spec.preferredHolder without spec.strategy (hole 5's second
+// half).
+func TestJoinWithCoordinatedGate(t *testing.T) {
+	testJoin(t, leasetest.WithCoordinatedLeaderElection())
+}
+
+// testJoin grows a cluster from 1 to 2 to 4 replicas on a server made with opts, and checks
+// that the buckets spread evenly each time.
+func testJoin(t *testing.T, opts ...leasetest.Option) {
 	synctest.Test(t, func(t *testing.T) {
 		c := newCluster(t, 12, 100).defaults()
+		c.api = leasetest.NewServer(opts...)
 		a := c.join("a")
 		c.churn(10*time.Second, 20*time.Millisecond)
 		c.checkOwned(a)
@@ -42,10 +53,7 @@ func TestJoin(t *testing.T) {
 		c.churn(90*time.Second, 20*time.Millisecond)
 		c.checkOwned(a, b, d, e)
 		c.checkBalanced(a, b, d, e)
-		c.settle()
-		for _, r := range []*replica{a, b, d, e} {
-			c.exit(r)
-		}
+		c.finish(a, b, d, e)
 	})
 }
 
@@ -74,9 +82,7 @@ func TestCrash(t *testing.T) {
 				t.Errorf("bucket %d taken over %v after the crash, want within LeaseDuration+6·RetryPeriod", bucket, wait)
 			}
 		}
-		c.settle()
-		c.exit(a)
-		c.exit(d)
+		c.finish(a, d)
 	})
 }
 
@@ -109,9 +115,7 @@ func TestGracefulExit(t *testing.T) {
 		}
 		c.churn(20*time.Second, 20*time.Millisecond)
 		c.checkOwned(a, d)
-		c.settle()
-		c.exit(a)
-		c.exit(d)
+		c.finish(a, d)
 	})
 }
 
@@ -124,7 +128,7 @@ func TestCutOff(t *testing.T) {
 		if len(b.sharder.Held()) == 0 {
 			t.Fatal("replica b holds no bucket to lose")
 		}
-		b.cut.Store(true)
+		b.link.cut.Store(true)
 		// b keeps running and keeps being told of changes, but cannot renew: it gives its
 		// buckets up after RenewDeadline, cancels their reconciles and drains before the
 		// others may take them.
@@ -133,13 +137,10 @@ func TestCutOff(t *testing.T) {
 			t.Errorf("cut-off replica still holds %v", held)
 		}
 		c.checkOwned(a, d)
-		b.cut.Store(false)
+		b.link.cut.Store(false)
 		c.churn(30*time.Second, 20*time.Millisecond)
 		c.checkOwned(a, b, d)
-		c.settle()
-		for _, r := range []*replica{a, b, d} {
-			c.exit(r)
-		}
+		c.finish(a, b, d)
 	})
 }
 
@@ -155,7 +156,7 @@ func TestStubbornReconcile(t *testing.T) {
 		c.work = func() time.Duration { return 2 * c.cfg.LeaseDuration }
 		c.mu.Unlock()
 		c.churn(time.Second, 50*time.Millisecond)
-		a.cut.Store(true)
+		a.link.cut.Store(true)
 		time.Sleep(c.cfg.LeaseDuration + 5*c.cfg.RetryPeriod)
 		c.mu.Lock()
 		overran := 0
@@ -192,7 +193,6 @@ func TestGracefulExitWaitsForReconciles(t *testing.T) {
 		c.churn(20*time.Second, 20*time.Millisecond)
 		<-done
 		c.checkOwned(a)
-		c.settle()
-		c.exit(a)
+		c.finish(a)
 	})
 }

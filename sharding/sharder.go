@@ -18,6 +18,8 @@ type Sharder struct {
 	share   atomic.Int64    // the most buckets this replica acquires: see balance.go
 	asked   []chan struct{} // per bucket: another replica asked for it (buffered, 1)
 
+	seen []observation // per bucket: see lock.go; used by one term at a time
+
 	mu      sync.Mutex // guards queues and the held count, and orders them with tenures
 	queues  []member
 	holding int
@@ -27,13 +29,19 @@ type Sharder struct {
 type member interface {
 	// acquired enqueues the keys of a bucket this replica has just acquired.
 	acquired(bucket int)
+	// resumed enqueues the keys of a bucket that the queue set aside while its tenure had
+	// lapsed (its renewals were late) and that a renewal has extended since.
+	resumed(bucket int)
+	// ended drops the keys set aside of a bucket whose tenure has ended.
+	ended(bucket int)
 }
 
 // New returns a Sharder configured by cfg. It panics with a "sharding:" message if cfg is
 // invalid: see [Config].
 func New(cfg Config) *Sharder {
 	cfg = cfg.withDefaults()
-	s := &Sharder{cfg: cfg, tenures: make([]atomic.Pointer[tenure], cfg.Buckets), asked: make([]chan struct{}, cfg.Buckets)}
+	s := &Sharder{cfg: cfg, tenures: make([]atomic.Pointer[tenure], cfg.Buckets), asked: make([]chan struct{}, cfg.Buckets),
+		seen: make([]observation, cfg.Buckets)}
 	for b := range s.asked {
 		s.asked[b] = make(chan struct{}, 1)
 	}
@@ -47,8 +55,10 @@ func (s *Sharder) Buckets() int { return s.cfg.Buckets }
 // Identity returns the replica's identity, Config.Identity.
 func (s *Sharder) Identity() string { return s.cfg.Identity }
 
-// Holds reports whether this replica holds bucket and still hands its keys out. It panics if
-// bucket is out of range.
+// Holds reports whether this replica holds bucket and has not begun to hand it over: its
+// queues accept the bucket's keys. While the bucket's renewals are late (see the package
+// documentation), the queues accept its keys but hand them out only once a renewal succeeds.
+// It panics if bucket is out of range.
 func (s *Sharder) Holds(bucket int) bool {
 	t := s.tenures[bucket].Load()
 	return t != nil && t.accepting()
@@ -133,14 +143,32 @@ func (s *Sharder) begin(t *tenure) {
 }
 
 // finish removes t as its bucket's tenure and ends it: from now on the queues refuse the
-// bucket's keys and hand none out. It returns the channel that is closed once the bucket's
-// keys in processing are done.
+// bucket's keys and hand none out, and drop those they had set aside. It returns the channel
+// that is closed once the bucket's keys in processing are done.
 func (s *Sharder) finish(t *tenure) <-chan struct{} {
 	drained := t.end()
 	s.mu.Lock()
 	s.tenures[t.bucket].Store(nil)
 	s.holding--
 	s.cfg.Metrics.BucketsHeld(s.holding)
+	queues := append([]member(nil), s.queues...)
 	s.mu.Unlock()
+	for _, q := range queues {
+		q.ended(t.bucket)
+	}
 	return drained
+}
+
+// extended is called by l when a renewal has moved the end of its hold window: if l is the
+// lock of its bucket's tenure, the queues hand out the keys they set aside while it had lapsed.
+func (s *Sharder) extended(l *lock) {
+	if t := s.tenures[l.bucket].Load(); t == nil || t.lock != l {
+		return // acquiring: the tenure begins with the keys listed
+	}
+	s.mu.Lock()
+	queues := append([]member(nil), s.queues...)
+	s.mu.Unlock()
+	for _, q := range queues {
+		q.resumed(l.bucket)
+	}
 }

@@ -9,6 +9,9 @@ import (
 // tenure is one uninterrupted hold of a bucket by this replica, from acquisition to hand-over.
 // Workers enter it when they take one of the bucket's keys and exit it at Done; the hand-over
 // ends it, after which no worker enters, and waits until the last one has exited.
+//
+// Every decision that keeps two replicas apart reads the clock (enter, Queue.Held): none waits
+// for a timer or for the elector's report, which a paused process delivers late.
 type tenure struct {
 	bucket int
 	// ctx is cancelled when the bucket is lost, when a graceful hand-over runs out of time,
@@ -16,21 +19,33 @@ type tenure struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	lock   *lock
-	window time.Duration
+	// budget is how long before the hold window's end the keys' contexts end: the time a
+	// reconcile has to stop once its context is done (Config.DrainBudget).
+	budget time.Duration
 
 	mu       sync.Mutex
 	ending   bool
 	inFlight int
 	drained  chan struct{} // closed once ending and inFlight == 0
+	// keys is the context of the keys handed out while the deadline was keysEnd; a renewal
+	// that moves the deadline starts another, and the keys already out keep theirs.
+	keys        context.Context
+	keysEnd     time.Time
+	releaseKeys context.CancelFunc // of keys; its deadline or cancel releases it anyway
 }
 
-func newTenure(bucket int, l *lock, window time.Duration) *tenure {
+func newTenure(bucket int, l *lock, budget time.Duration) *tenure {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &tenure{bucket: bucket, ctx: ctx, cancel: cancel, lock: l, window: window, drained: make(chan struct{})}
+	return &tenure{bucket: bucket, ctx: ctx, cancel: cancel, lock: l, budget: budget, drained: make(chan struct{})}
 }
 
-// validUntil is the instant until which this replica may act on the bucket.
-func (t *tenure) validUntil() time.Time { return t.lock.validUntil(t.window) }
+// holdUntil is the end of the hold window: from then on another replica may acquire the bucket.
+func (t *tenure) holdUntil() time.Time { return t.lock.holdUntil() }
+
+// keysDeadline is the deadline of the keys handed out now: the drain budget before the end of
+// the hold window, so that a reconcile that stops within the budget of its context's end has
+// stopped before another replica may take the bucket.
+func (t *tenure) keysDeadline() time.Time { return t.holdUntil().Add(-t.budget) }
 
 // accepting reports whether the tenure still takes keys.
 func (t *tenure) accepting() bool {
@@ -39,16 +54,29 @@ func (t *tenure) accepting() bool {
 	return !t.ending
 }
 
-// enter counts one more key in processing, unless the tenure is ending or its hold has
-// expired; it reports whether the key may be processed.
-func (t *tenure) enter(now time.Time) bool {
+// enter counts one more key in processing and returns the key's context, unless the tenure is
+// ending or the keys' deadline has passed at now (the tenure has lapsed: renewals are late);
+// it reports whether the key may be processed.
+func (t *tenure) enter(now time.Time) (context.Context, bool) {
+	deadline := t.keysDeadline()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ending || !now.Before(t.validUntil()) {
-		return false
+	if t.ending || !now.Before(deadline) {
+		return nil, false
+	}
+	if !t.keysEnd.Equal(deadline) {
+		t.keys, t.releaseKeys = context.WithDeadline(t.ctx, deadline)
+		t.keysEnd = deadline
 	}
 	t.inFlight++
-	return true
+	return t.keys, true
+}
+
+// lapsed reports whether the tenure still takes keys but their deadline has passed at now.
+func (t *tenure) lapsed(now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.ending && !now.Before(t.keysDeadline())
 }
 
 // exit counts one key in processing fewer.

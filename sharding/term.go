@@ -7,19 +7,14 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
 // term runs one term of the election of bucket b: it campaigns with a new client-go
 // LeaderElector, leads the bucket if elected, and hands it over when the elector loses it or
 // ctx or halt is done. It reports whether to campaign again.
 func (s *Sharder) term(ctx, halt context.Context, b int) bool {
-	l := &lock{sharder: s, bucket: b, LeaseLock: &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: s.cfg.Namespace, Name: s.cfg.Name + "-" + strconv.Itoa(b)},
-		Client:     s.cfg.Client,
-		LockConfig: resourcelock.ResourceLockConfig{Identity: s.cfg.Identity},
-		Labels:     map[string]string{labelName: s.cfg.Name},
-	}}
+	l := &lock{sharder: s, bucket: b, seen: &s.seen[b],
+		meta: metav1.ObjectMeta{Namespace: s.cfg.Namespace, Name: s.cfg.Name + "-" + strconv.Itoa(b)}}
 	leading := make(chan context.Context, 1)
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:          l,
@@ -62,7 +57,7 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 		return false
 	}
 
-	t := newTenure(b, l, s.cfg.holdWindow())
+	t := newTenure(b, l, s.cfg.drainBudget())
 	select {
 	case <-s.asked[b]: // a request from an earlier tenure
 	default:
@@ -79,10 +74,10 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 		<-stopped
 		return true
 	case <-ctx.Done():
-		s.handBack(t, lead, halt, stop, false)
+		s.handBack(ctx, t, lead, halt, stop)
 		return false
 	case <-s.asked[b]:
-		s.handBack(t, lead, halt, stop, true)
+		s.handBack(ctx, t, lead, halt, stop)
 		// Stay out of the election while the requester acquires the bucket.
 		pause := time.NewTimer(s.cfg.LeaseDuration)
 		defer pause.Stop()
@@ -97,11 +92,12 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 }
 
 // lose hands over a bucket whose Lease this replica no longer renews: its context is cancelled
-// at once, and lose waits until its keys in processing are done or until the hold window closes, after
-// which another replica may acquire it.
+// at once, and lose waits until its keys in processing are done or until the hold window
+// closes, after which another replica may acquire it. (The keys' contexts have ended the drain
+// budget before that already, whatever the elector reported and when.)
 func (s *Sharder) lose(t *tenure, cause Cause, since time.Time, drained <-chan struct{}) {
 	t.cancel()
-	deadline := time.NewTimer(time.Until(t.validUntil()))
+	deadline := time.NewTimer(time.Until(t.holdUntil()))
 	defer deadline.Stop()
 	overran := 0
 	select {
@@ -114,10 +110,10 @@ func (s *Sharder) lose(t *tenure, cause Cause, since time.Time, drained <-chan s
 
 // handBack hands over a bucket gracefully: it stops handing the bucket's keys out, waits up to
 // LeaseDuration for those in processing while the elector keeps renewing, then stops the
-// elector and releases the Lease, naming the replica that asked for the bucket, if asked. If
-// the elector loses the bucket meanwhile, or the keys are
-// not done in time, the Lease is not released and the hand-over ends as lose's does.
-func (s *Sharder) handBack(t *tenure, lead, halt context.Context, stop func(), asked bool) {
+// elector and releases the Lease (a request by another replica stays on it, so that the others
+// leave the bucket to the requester). If the elector loses the bucket meanwhile, or the keys
+// are not done in time, the Lease is not released and the hand-over ends as lose's does.
+func (s *Sharder) handBack(ctx context.Context, t *tenure, lead, halt context.Context, stop func()) {
 	since := time.Now()
 	drained := s.finish(t)
 	patience := time.NewTimer(s.cfg.LeaseDuration)
@@ -125,13 +121,12 @@ func (s *Sharder) handBack(t *tenure, lead, halt context.Context, stop func(), a
 	select {
 	case <-drained:
 		stop()
-		to := ""
-		if asked {
-			to = t.lock.preferred // read once the elector, which writes it, has stopped
-		}
-		released, cancel := context.WithTimeout(context.Background(), s.cfg.RenewDeadline)
+		released, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RenewDeadline)
 		defer cancel()
-		t.lock.release(released, to)
+		if err := t.lock.release(released); err != nil {
+			// The others take the bucket once the Lease expires instead.
+			s.failed(ctx, "release", t.lock.Describe(), err)
+		}
 		t.cancel()
 		s.cfg.Metrics.HandedOver(Handover{Bucket: t.bucket, Cause: Released, Drain: time.Since(since)})
 	case <-halt.Done():

@@ -1,0 +1,32 @@
+// Package crshard runs a controller-runtime (sigs.k8s.io/controller-runtime v0.25) controller
+// sharded by package sharding:
+//
+//	s := sharding.New(cfg)
+//	mgr.Add(crshard.Runnable(s)) // campaigns for the buckets; no leader election needed
+//	shard := crshard.New(s, sharding.QueueConfig[reconcile.Request]{
+//		Hash: crshard.HashRequest,
+//		Keys: func(bucket int) []reconcile.Request { /* the cache's objects */ },
+//	})
+//	c, err := controller.NewTyped("pods", mgr, controller.TypedOptions[reconcile.Request]{
+//		Reconciler:         shard.Reconciler(r),
+//		NewQueue:           shard.NewQueue(controllerruntime.NewQueue[reconcile.Request]),
+//		NeedLeaderElection: ptr.To(false),
+//	})
+//
+// It keeps what the controller expects of its queue, and gives the reconciler what it needs
+// to stop in time:
+//
+//   - The queue ([Queue]) implements controller-runtime's priorityqueue.PriorityQueue, so the
+//     controller keeps its priority path (AddWithOpts with Result.Priority, the low priority
+//     of the initial list's events, GetWithPriority) when the wrapped queue has one, as the
+//     priority queue of module github.com/actorqueue/workqueue/controllerruntime does. Over
+//     another queue, AddWithOpts falls back to the plain methods, as controller-runtime's own
+//     wrapper does.
+//   - The reconciler ([Shard.Reconciler]) gets a context that also ends with the key's
+//     context from the sharded queue: at its deadline, the drain budget before the bucket's
+//     hold window closes, or when the bucket is lost. [sharding.Fence] of that context tells
+//     it, right before a write, whether and until when the bucket is still held.
+//
+// Run the manager without leader election for the sharded controllers (or set their
+// NeedLeaderElection to false): the buckets' Leases are the election.
+package crshard

@@ -1,0 +1,55 @@
+package sharding
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/actorqueue/workqueue/sharding/leasetest"
+)
+
+// TestRenewTimeNeverGoesBack checks that a wall clock stepping back cannot bring back a record
+// the others saw long ago (they would count from then): the lock keeps writing its last
+// renewTime, so the record stays the same one and the hold window does not move, until the
+// wall clock passes it again.
+func TestRenewTimeNeverGoesBack(t *testing.T) {
+	ctx := context.Background()
+	server := leasetest.NewServer()
+	s := New(Config{Client: server.Clientset(nil).CoordinationV1(), Namespace: "ns", Name: "w", Identity: "a", Buckets: 1})
+	l := &lock{sharder: s, bucket: 0, seen: &s.seen[0], meta: metav1.ObjectMeta{Namespace: "ns", Name: "w-0"}}
+	now := time.Now().Round(0)
+	record := func(renew time.Time) resourcelock.LeaderElectionRecord {
+		return resourcelock.LeaderElectionRecord{HolderIdentity: "a", LeaseDurationSeconds: 15,
+			AcquireTime: metav1.NewTime(now), RenewTime: metav1.NewTime(renew)}
+	}
+	stored := func() time.Time {
+		t.Helper()
+		lease, err := server.Clientset(nil).CoordinationV1().Leases("ns").Get(ctx, "w-0", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lease.Spec.RenewTime.Time
+	}
+	if err := l.Create(ctx, record(now)); err != nil {
+		t.Fatal(err)
+	}
+	first := l.holdUntil()
+	if err := l.Update(ctx, record(now.Add(-5*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	if got := stored(); !got.Equal(now.Truncate(time.Microsecond)) {
+		t.Errorf("renewTime written %v after a step back, want the last one, %v", got, now)
+	}
+	if got := l.holdUntil(); !got.Equal(first) {
+		t.Errorf("the hold window moved by %v on a renewal that wrote the same record", got.Sub(first))
+	}
+	if err := l.Update(ctx, record(now.Add(2*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	if !l.holdUntil().After(first) {
+		t.Error("the hold window did not move on a renewal that wrote a new record")
+	}
+}
