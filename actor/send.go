@@ -58,6 +58,13 @@ func (q *Queue[T]) send(c command[T]) {
 	// the busy-process rows of the comparison (P2) 3 to 25 times slower than client-go, for a
 	// few microseconds of Add-to-Get latency in an idle process (row 8a).
 	q.mailbox.put(c)
+	if c.op == opShutDown {
+		// Raised once the command is in: a caller that sees the flag raised (ShuttingDown, or an
+		// Add that drops its item) and then sends a command sends it after the shutdown, so the
+		// owner cannot apply an AddRateLimited, say, as if the queue were still running when
+		// ShuttingDown has already said it was not.
+		q.stopping.Store(true)
+	}
 	// The owner closes handover before its last look at the mailbox. If handover is still open
 	// here, that look is yet to come and will find c; if it is closed, c may have arrived too
 	// late, and settle applies it.

@@ -11,7 +11,7 @@ import (
 // ends any ShutDownWithDrain that is waiting, and returns once the owner goroutine has exited.
 // Calling it again does nothing.
 func (q *Queue[T]) ShutDown() {
-	r := q.shutDownAsk(command[T]{op: opShutDown})
+	r := q.ask(command[T]{op: opShutDown})
 	<-q.exited
 	throw(r)
 }
@@ -19,7 +19,7 @@ func (q *Queue[T]) ShutDown() {
 // ShutDownWithDrain is ShutDown that first waits until no item is being processed. It waits
 // forever if a worker never calls Done, unless ShutDown is called meanwhile.
 func (q *Queue[T]) ShutDownWithDrain() {
-	r := q.shutDownAsk(command[T]{op: opShutDown, more: &details[T]{drain: true}})
+	r := q.ask(command[T]{op: opShutDown, more: &details[T]{drain: true}})
 	<-q.exited
 	throw(r)
 }
@@ -30,7 +30,7 @@ func (q *Queue[T]) ShutDownWithDrain() {
 // way it returns once the owner goroutine has exited.
 func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
 	reply := q.replies.Get().(chan result[T])
-	q.putShutDown(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
+	q.send(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
 	var drained, cut result[T]
 	report := &details[T]{report: true}
 	select {
@@ -50,25 +50,6 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 		return nil, nil // the drain completed, before ctx ended or as it did
 	}
 	return report.items, ctx.Err()
-}
-
-// shutDownAsk is ask for a shutdown command (see putShutDown).
-func (q *Queue[T]) shutDownAsk(c command[T]) result[T] {
-	reply := q.replies.Get().(chan result[T])
-	c.reply = reply
-	q.putShutDown(c)
-	r := <-reply
-	q.replies.Put(reply)
-	return r
-}
-
-// putShutDown sends a shutdown command, then raises the stopping flag: a caller that sees the
-// flag raised (ShuttingDown, or an Add that drops its item) and then sends a command sends it
-// after the shutdown, so the owner cannot apply an AddRateLimited, say, as if the queue were
-// still running when ShuttingDown has already said it was not.
-func (q *Queue[T]) putShutDown(c command[T]) {
-	q.send(c)
-	q.stopping.Store(true)
 }
 
 // shutDown applies a shutdown command: the core stops taking items, getters and drains are
@@ -129,8 +110,7 @@ func (q *Queue[T]) finished() bool { return q.core.Closed() && len(q.drainers) =
 // channels from there ends the process. A bubble reports the goroutine it finds left blocked.
 func (q *Queue[T]) Abandon() {
 	if !q.bubbled && !q.stopping.Load() {
-		q.mailbox.put(command[T]{op: opShutDown})
-		q.stopping.Store(true)
+		q.send(command[T]{op: opShutDown})
 	}
 }
 

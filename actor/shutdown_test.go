@@ -21,7 +21,7 @@ func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 	noWait := q.Adopt("test", limiter.RateLimiter[string](limiter.NewExponential[string](0, 0)), limiter.Retries[string]{})
 	assert.False(t, q.ShuttingDown())
 
-	q.putShutDown(command[string]{op: opShutDown}) // ShutDown's command, without waiting for the answer
+	q.send(command[string]{op: opShutDown}) // ShutDown's command, without waiting for the answer
 	assert.True(t, q.ShuttingDown(), "the flag is up once the command is in")
 	q.AddRateLimited("b", noWait)
 
