@@ -52,7 +52,7 @@ var Bugs = []Bug{
 		Breaks: "Done of an item added again queues it twice",
 		File:   "queue/state.go",
 		// requeue pushes the item, then looks its slot up again and pushes it once more.
-		Edits: []Edit{{"ticket, _ := s.entry(item)", "ticket, _ := s.entry(item); s.push(item, ticket); ticket, _ = s.entry(item)"}},
+		Edits: []Edit{{"ticket, _ := s.entry(item)", "ticket, _ := s.entry(item); s.push(item, ticket, at); ticket, _ = s.entry(item)"}},
 	},
 	{
 		Name:   "uncapped",
