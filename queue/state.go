@@ -116,16 +116,6 @@ func New[T comparable](storage Storage[T]) *State[T] {
 // If the storage panics in Push or Touch, the machine is left as it was.
 func (s *State[T]) Add(item T) bool { return s.AddAt(item, time.Time{}) }
 
-// TrackInstants makes the state keep the instant of each add and each start, for the metrics
-// (see AddAt, Took and DoneAt); from then on every add must come with its instant. origin is
-// any instant before the first.
-func (s *State[T]) TrackInstants(origin time.Time) {
-	s.instants, s.origin = true, origin
-	if s.custom {
-		s.addedBy = make(map[T]time.Time)
-	}
-}
-
 // AddAt is Add at the instant at, which the state keeps, if it keeps instants, when the item
 // becomes newly pending: as client-go's metrics keep the first add of an item not yet handed
 // out, and the first add of an item being processed.
@@ -166,13 +156,6 @@ func (s *State[T]) AddAt(item T, at time.Time) bool {
 	s.waiting.Put(item, 0)
 	s.keepAdd(item, at)
 	return true
-}
-
-// keepAdd keeps the add of item, stored in a custom storage or reserved from it, at at.
-func (s *State[T]) keepAdd(item T, at time.Time) {
-	if s.instants {
-		s.addedBy[item] = at
-	}
 }
 
 // entry returns the ticket in item's entry of the waiting map, made if there was none, and
@@ -316,19 +299,6 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 	return r.item, true
 }
 
-// Took records that the getter of item, in processing, took it at the instant at, and returns
-// when the item was added; ok is false if the item is not in processing, or was taken already.
-// It needs TrackInstants.
-func (s *State[T]) Took(item T, at time.Time) (added time.Time, ok bool) {
-	f, ok := s.processing[item]
-	if !ok || !f.started.IsZero() {
-		return added, false
-	}
-	added, f.added, f.started = f.added, time.Time{}, at
-	s.processing[item] = f
-	return added, true
-}
-
 // Done ends the processing of item and reports whether it was being processed. An item added
 // again during its processing goes back into storage. Done of an item that is not being
 // processed (never handed out, or already done) changes nothing.
@@ -375,20 +345,6 @@ func (s *State[T]) requeue(item T, at time.Time) {
 	}
 	ticket, _ := s.entry(item)
 	s.push(item, ticket, at)
-}
-
-// Unfinished returns, at now, how long the items in processing have been since their getters
-// took them, in seconds, in all and for the longest: client-go's unfinished-work gauges, summed
-// as client-go sums them. Items whose getters have not said so yet (see Took) are left out.
-func (s *State[T]) Unfinished(now time.Time) (total, longest float64) {
-	for _, f := range s.processing {
-		if !f.started.IsZero() {
-			age := now.Sub(f.started).Seconds()
-			total += age
-			longest = max(longest, age)
-		}
-	}
-	return total, longest
 }
 
 // Len returns the number of items waiting to be handed out, reserved ones included: client-go's
