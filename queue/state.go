@@ -1,7 +1,14 @@
-// Package queue is the state machine behind every workqueue: which items wait, which are being
-// processed, and which were added again while being processed. It is plain single-goroutine
-// code: no goroutines, no locks, no clock (the instant of a reservation is an argument). The
-// actor package runs one State per queue inside the queue's owner goroutine.
+// Package queue is the pure core of a workqueue with client-go's rules: which items wait,
+// which are being processed, which were added again while being processed, which wait for an
+// instant, and whether the queue is shutting down. It is single-goroutine code with no
+// goroutines, channels, atomics, locks, recover or clock: every instant is an argument, and
+// what must happen about a step is returned, not done, as etcd raft's RawNode returns Ready.
+// Package actor runs one [Machine] per queue in the queue's owner goroutine and carries out
+// what it returns; package queue/priority is the same for controller-runtime's priority queue.
+//
+// [State] is the items' state machine; [Machine] adds the delay heap (package delay), the
+// shutdown and the metric events; [Schedule] says when the owner wakes for the metrics' ticks
+// and client-go's heartbeat. None of them is safe for concurrent use.
 //
 // # Contract
 //
@@ -27,6 +34,12 @@
 //
 // A getter that takes a reservation tells the owner through the same ordered channel as every
 // other command, so the machine always sees a take in its place among the adds and dones.
+//
+// # Code of others
+//
+// A custom [Storage] and the group function of a [Grouped] storage are the only code of
+// others the core runs. A storage that panics in Push or Touch leaves the state as it was; the
+// group function must not panic (the owner hands in one that recovers).
 package queue
 
 import (

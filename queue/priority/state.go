@@ -1,6 +1,9 @@
-// Package priority is the state machine of a priority queue with the semantics of
-// controller-runtime's priorityqueue (v0.25): plain single-goroutine code, with the time as an
-// argument. The actor package runs one inside a priority queue's owner goroutine.
+// Package priority is the pure core of a priority queue with the semantics of
+// controller-runtime's priorityqueue (v0.25): single-goroutine code with no goroutines,
+// channels, atomics, locks, recover or clock, which takes every instant as an argument and
+// returns what must happen, as package queue does for client-go's rules. [State] is the items'
+// state machine; [Machine] adds the shutdown and the metric events. Package actor runs one
+// Machine in a priority queue's owner goroutine.
 //
 // # Semantics
 //
