@@ -1,0 +1,56 @@
+package table
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// objectKeys returns n distinct keys shaped like a controller's namespace/name keys, 27 bytes
+// or so each.
+func objectKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = "namespace-" + strconv.Itoa(i%1000) + "/object-" + strconv.Itoa(i)
+	}
+	return keys
+}
+
+// BenchmarkMapFill adds a million distinct string keys to an empty table, as a queue's waiting
+// set fills behind a backlog: the growths are most of the work. An op is the whole fill.
+func BenchmarkMapFill(b *testing.B) {
+	keys := objectKeys(1_000_000)
+	for b.Loop() {
+		var m Map[string, uint32]
+		for i, k := range keys {
+			m.Put(k, uint32(i))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+}
+
+// BenchmarkMapGet looks up present string keys in a random order, in a table small enough to
+// stay in the first-level cache (a queue's processing set, a limiter's failures) and in one of
+// a million keys that has outgrown every cache (a backlog's waiting set).
+func BenchmarkMapGet(b *testing.B) {
+	for _, n := range []int{64, 1_000_000} {
+		b.Run(fmt.Sprint("entries=", n), func(b *testing.B) {
+			keys := objectKeys(n)
+			var m Map[string, uint32]
+			for i, k := range keys {
+				m.Put(k, uint32(i))
+			}
+			rand.New(rand.NewPCG(1, 2)).Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+			i := 0
+			for b.Loop() {
+				if _, ok := m.Get(keys[i]); !ok {
+					b.Fatal("a present key was not found")
+				}
+				if i++; i == len(keys) {
+					i = 0
+				}
+			}
+		})
+	}
+}
