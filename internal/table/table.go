@@ -11,6 +11,18 @@
 // (4 times, not 14, for a burst of 100,000), and a table cannot shrink and grow back in turn.
 // The price is memory while a burst drains: up to 32 slots an entry, where halving at 1/8
 // kept up to 8. An emptied table is back to 8 slots either way.
+//
+// # Growing in chunks
+//
+// A table's slots lie in chunks of 8192 (a smaller table is one chunk of its size), so that a
+// growth never keeps the old table and the new one whole at once. A growth moves the entries
+// one old chunk at a time, makes each new chunk when the first entry lands in it, and drops
+// each old chunk as soon as its entries have moved: what the table keeps reachable reaches its
+// new size and a few chunks, not its old size plus its new one. A table of a million string
+// keys grows at 786,432 keys from 2²⁰ slots to 2²¹, 24 bytes each: it keeps 50 MB and a few
+// hundred KB reachable during the growth instead of 75 MB, and the garbage collector may take
+// the old chunks back before the growth ends. The price is one more read per lookup, of the
+// chunk's place, which stays in the first-level cache.
 package table
 
 import (
@@ -21,6 +33,16 @@ import (
 // minSize is the smallest table a Map allocates.
 const minSize = 8
 
+// chunkBits sets the number of slots in a chunk: slot i is slot i&chunkMask of chunk
+// i>>chunkBits. 8192 slots are 128 KB for an int key, 192 KB for a string key and a small value:
+// enough for a table of a million keys to need only a few hundred chunks, whose places fit in
+// the first-level cache, and few enough for a growth's spare chunks to be small.
+const (
+	chunkBits = 13
+	chunkLen  = 1 << chunkBits
+	chunkMask = chunkLen - 1
+)
+
 // Map is a hash map from K to V. Its zero value is an empty map ready to use. It is not safe
 // for concurrent use.
 //
@@ -28,10 +50,11 @@ const minSize = 8
 // NaN is never found again, and a key whose dynamic type is not comparable panics with a
 // runtime error in every call where a built-in map would, empty or not.
 type Map[K comparable, V any] struct {
-	seed  maphash.Seed
-	slots []slot[K, V] // len is zero or a power of two
-	n     int          // used slots
-	read  int          // what the last Prefetch read, kept so that its reads are not dropped
+	seed   maphash.Seed
+	chunks [][]slot[K, V] // the slots: slot i is chunks[i>>chunkBits][i&chunkMask]
+	size   int            // number of slots: zero or a power of two; each chunk holds min(size, chunkLen)
+	n      int            // used slots
+	read   int            // what the last Prefetch read, kept so that its reads are not dropped
 }
 
 type slot[K comparable, V any] struct {
@@ -39,6 +62,9 @@ type slot[K comparable, V any] struct {
 	val  V
 	hash uint32 // the low bits of key's hash, top bit set: zero marks an empty slot
 }
+
+// at returns slot i, which must be less than the table's size.
+func (m *Map[K, V]) at(i int) *slot[K, V] { return &m.chunks[i>>chunkBits][i&chunkMask] }
 
 // used reports whether the slot holds an entry. A flag of its own would cost a slot of an int
 // key and an int32 value (the delay heap's index) half as much memory again: 24 bytes, not 16.
@@ -57,7 +83,7 @@ func (m *Map[K, V]) Get(key K) (val V, ok bool) {
 	if !found {
 		return val, false
 	}
-	return m.slots[i].val, true
+	return m.at(i).val, true
 }
 
 // Has reports whether key is present.
@@ -76,27 +102,29 @@ func (m *Map[K, V]) Put(key K, val V) {
 // added first, with the zero value. It is Get and Put in one lookup. The pointer is good until
 // the next call that adds or deletes a key.
 func (m *Map[K, V]) Ref(key K) (val *V, found bool) {
-	if m.slots == nil {
+	if m.chunks == nil {
 		m.seed = maphash.MakeSeed()
-		m.slots = make([]slot[K, V], minSize)
+		m.layOut(minSize)
+		m.makeChunks()
 	}
 	h := m.hash(key)
 	i, found := m.find(key, h)
 	if found {
-		return &m.slots[i].val, true
+		return &m.at(i).val, true
 	}
 	if m.Full() {
-		m.rehash(2*len(m.slots), nil)
+		m.rehash(2*m.size, nil)
 		i, _ = m.find(key, h)
 	}
-	m.slots[i] = slot[K, V]{key: key, hash: h}
+	s := m.at(i)
+	*s = slot[K, V]{key: key, hash: h}
 	m.n++
-	return &m.slots[i].val, false
+	return &s.val, false
 }
 
 // Full reports whether adding one more key would grow the table: the load is kept at most three
 // quarters.
-func (m *Map[K, V]) Full() bool { return 4*(m.n+1) > 3*len(m.slots) }
+func (m *Map[K, V]) Full() bool { return 4*(m.n+1) > 3*m.size }
 
 // DeleteFunc deletes every entry for which del returns true, in one pass over the table that
 // asks del once about each entry, and then shrinks the table as Delete would. A caller that
@@ -106,7 +134,7 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 	if m.n == 0 {
 		return
 	}
-	mask := len(m.slots) - 1
+	mask := m.size - 1
 	// The pass empties the slot of every entry del picks and moves every other entry back to
 	// the first empty slot from its home. Starting after an empty slot, it meets every run of
 	// used slots at its start, so the slots from an entry's home to its own are settled when
@@ -114,12 +142,12 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 	// each slot once, where deleting one entry at a time would shift the rest of its run at
 	// each deletion.
 	start := 0
-	for m.slots[start].used() {
+	for m.at(start).used() {
 		start++
 	}
-	for k := 1; k <= len(m.slots); k++ {
+	for k := 1; k <= m.size; k++ {
 		i := (start + k) & mask
-		s := &m.slots[i]
+		s := m.at(i)
 		switch {
 		case !s.used():
 		case del(s.key, s.val):
@@ -127,11 +155,11 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 			m.n--
 		default:
 			j := int(s.hash) & mask
-			for m.slots[j].used() && j != i {
+			for m.at(j).used() && j != i {
 				j = (j + 1) & mask
 			}
 			if j != i {
-				m.slots[j], *s = *s, slot[K, V]{}
+				*m.at(j), *s = *s, slot[K, V]{}
 			}
 		}
 	}
@@ -139,19 +167,19 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 }
 
 // GrowFunc doubles the table, leaving behind every entry for which del returns true: it is
-// DeleteFunc and a growth in one pass, asking del once about each entry. A caller that lets
+// DeleteFunc and a growth in one pass, asking del once about each entry, chunk after chunk. A caller that lets
 // entries go stale calls it rather than DeleteFunc when the table is [Map.Full] and few of
 // them are: a sweep in place would free only a few slots, and the next few additions would
 // find the table full again. An empty table is left as it is.
 func (m *Map[K, V]) GrowFunc(del func(K, V) bool) {
-	if m.slots == nil {
+	if m.chunks == nil {
 		return
 	}
-	m.rehash(2*len(m.slots), del)
+	m.rehash(2*m.size, del)
 }
 
 // Size returns the number of slots.
-func (m *Map[K, V]) Size() int { return len(m.slots) }
+func (m *Map[K, V]) Size() int { return m.size }
 
 // prefetchFrom is the size, in slots, from which a table has outgrown the cache: at 16 bytes a
 // slot (an int key), a megabyte, as large as the L2 cache of many cores.
@@ -162,7 +190,7 @@ const prefetchBatch = 64
 
 // Outgrown reports whether the table is large enough for its lookups to miss the cache, which
 // is when [Map.Prefetch] pays.
-func (m *Map[K, V]) Outgrown() bool { return len(m.slots) >= prefetchFrom }
+func (m *Map[K, V]) Outgrown() bool { return m.size >= prefetchFrom }
 
 // Prefetch reads the slot where a lookup of each key starts, so that the lookups of those keys
 // that follow soon find it in cache. In a table that has outgrown the cache, each lookup waits
@@ -175,7 +203,7 @@ func (m *Map[K, V]) Prefetch(keys []K) {
 		return
 	}
 	defer func() { _ = recover() }()
-	mask := len(m.slots) - 1
+	mask := m.size - 1
 	var hashes [prefetchBatch]uint32
 	used := 0
 	for len(keys) > 0 {
@@ -184,7 +212,7 @@ func (m *Map[K, V]) Prefetch(keys []K) {
 			batch[i] = m.hash(keys[i])
 		}
 		for _, h := range batch {
-			if m.slots[int(h)&mask].used() {
+			if m.at(int(h) & mask).used() {
 				used++
 			}
 		}
@@ -211,21 +239,21 @@ func (m *Map[K, V]) Delete(key K) bool {
 // removeAt deletes the entry in slot i, moving back every following entry that may sit in the
 // hole, so that no probe sequence crosses an empty slot before reaching its key.
 func (m *Map[K, V]) removeAt(i int) {
-	mask := len(m.slots) - 1
-	for j := (i + 1) & mask; m.slots[j].used(); j = (j + 1) & mask {
-		home := int(m.slots[j].hash) & mask
+	mask := m.size - 1
+	for j := (i + 1) & mask; m.at(j).used(); j = (j + 1) & mask {
+		home := int(m.at(j).hash) & mask
 		if (j-home)&mask >= (j-i)&mask {
-			m.slots[i] = m.slots[j]
+			*m.at(i) = *m.at(j)
 			i = j
 		}
 	}
-	m.slots[i] = slot[K, V]{}
+	*m.at(i) = slot[K, V]{}
 	m.n--
 }
 
 // shrinkIfSparse shrinks a table at most 1/32 used to one a quarter used or less.
 func (m *Map[K, V]) shrinkIfSparse() {
-	if len(m.slots) > minSize && 32*m.n < len(m.slots) {
+	if m.size > minSize && 32*m.n < m.size {
 		m.rehash(max(minSize, 1<<bits.Len(uint(4*m.n))), nil)
 	}
 }
@@ -233,9 +261,9 @@ func (m *Map[K, V]) shrinkIfSparse() {
 // find returns the slot holding key, whose hash is h, and true, or the empty slot where key
 // would go and false.
 func (m *Map[K, V]) find(key K, h uint32) (int, bool) {
-	mask := len(m.slots) - 1
+	mask := m.size - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
-		s := &m.slots[i]
+		s := m.at(i)
 		if !s.used() {
 			return i, false
 		}
@@ -262,19 +290,55 @@ func (m *Map[K, V]) hash(key K) uint32 { return marked(maphash.Comparable(m.seed
 func marked(hash uint64) uint32 { return uint32(hash) | 1<<31 }
 
 // rehash moves every entry into a table of the given power-of-two size, except those that del,
-// unless nil, picks: those are deleted.
+// unless nil, picks: those are deleted. It moves the entries one old chunk at a time and drops
+// each old chunk once its entries have moved, so that the collector may take it back before
+// the move ends; the new chunks are made as entries reach them.
 func (m *Map[K, V]) rehash(size int, del func(K, V) bool) {
-	old := m.slots
-	m.slots = make([]slot[K, V], size)
-	for k := range old {
-		s := &old[k]
-		switch {
-		case !s.used():
-		case del != nil && del(s.key, s.val):
-			m.n--
-		default:
-			i, _ := m.find(s.key, s.hash)
-			m.slots[i] = *s
+	old := m.chunks
+	m.layOut(size)
+	for j, chunk := range old {
+		for k := range chunk {
+			s := &chunk[k]
+			switch {
+			case !s.used():
+			case del != nil && del(s.key, s.val):
+				m.n--
+			default:
+				m.place(s)
+			}
+		}
+		old[j] = nil
+	}
+	m.makeChunks() // those no entry reached
+}
+
+// layOut gives the table size slots, in chunks not made yet.
+func (m *Map[K, V]) layOut(size int) {
+	m.chunks = make([][]slot[K, V], (size+chunkMask)>>chunkBits)
+	m.size = size
+}
+
+// makeChunks makes every chunk not made yet.
+func (m *Map[K, V]) makeChunks() {
+	for j := range m.chunks {
+		if m.chunks[j] == nil {
+			m.chunks[j] = make([]slot[K, V], min(m.size, chunkLen))
+		}
+	}
+}
+
+// place copies the entry in s to the first empty slot from its home, in a table being filled
+// by rehash: the chunks it probes are made if they were not.
+func (m *Map[K, V]) place(s *slot[K, V]) {
+	mask := m.size - 1
+	for i := int(s.hash) & mask; ; i = (i + 1) & mask {
+		chunk := &m.chunks[i>>chunkBits]
+		if *chunk == nil {
+			*chunk = make([]slot[K, V], min(m.size, chunkLen))
+		}
+		if t := &(*chunk)[i&chunkMask]; !t.used() {
+			*t = *s
+			return
 		}
 	}
 }

@@ -107,16 +107,8 @@ func TestMapEveryProbeSequenceIsUnbroken(t *testing.T) {
 		if op%997 != 0 {
 			continue
 		}
-		mask := len(m.slots) - 1
-		for i, s := range m.slots {
-			if !s.used() {
-				continue
-			}
-			for j := int(m.hash(s.key)) & mask; j != i; j = (j + 1) & mask {
-				if !m.slots[j].used() {
-					t.Fatalf("op %d: key %d at %d, empty slot %d between it and its home", op, s.key, i, j)
-				}
-			}
+		if err := tableFault(&m); err != nil {
+			t.Fatalf("op %d: %v", op, err)
 		}
 	}
 }
@@ -126,14 +118,14 @@ func TestMapGrowsAndShrinks(t *testing.T) {
 	for i := range 100000 {
 		m.Put(i, true)
 	}
-	if len(m.slots) > 4*m.Len() {
-		t.Errorf("%d slots for %d entries", len(m.slots), m.Len())
+	if m.size > 4*m.Len() {
+		t.Errorf("%d slots for %d entries", m.size, m.Len())
 	}
 	for i := range 99990 {
 		m.Delete(i)
 	}
-	if len(m.slots) > 256 {
-		t.Errorf("%d slots kept for %d entries", len(m.slots), m.Len())
+	if m.size > 256 {
+		t.Errorf("%d slots kept for %d entries", m.size, m.Len())
 	}
 	for i := 99990; i < 100000; i++ {
 		if !m.Has(i) {
@@ -149,18 +141,18 @@ func TestMapShrinksOnlyWhenNearlyEmpty(t *testing.T) {
 	for i := range 100000 {
 		m.Put(i, true)
 	}
-	full := len(m.slots)
+	full := m.size
 	next := 0
 	for m.Len() > full/32 {
 		m.Delete(next)
 		next++
 	}
-	if len(m.slots) != full {
-		t.Fatalf("%d slots for %d entries, want the %d of the full table", len(m.slots), m.Len(), full)
+	if m.size != full {
+		t.Fatalf("%d slots for %d entries, want the %d of the full table", m.size, m.Len(), full)
 	}
 	m.Delete(next)
-	if want := 1 << bits.Len(uint(4*m.Len())); len(m.slots) != want {
-		t.Errorf("%d slots for %d entries once below 1/32 full, want %d", len(m.slots), m.Len(), want)
+	if want := 1 << bits.Len(uint(4*m.Len())); m.size != want {
+		t.Errorf("%d slots for %d entries once below 1/32 full, want %d", m.size, m.Len(), want)
 	}
 }
 
@@ -230,7 +222,7 @@ func TestMapPrefetchReadsOnlyLargeTables(t *testing.T) {
 	m.Put(0, 0)
 	m.Prefetch(keys(0, 1))
 	if m.read != 0 {
-		t.Errorf("Prefetch read %d used slots of a table of %d slots, want none", m.read, len(m.slots))
+		t.Errorf("Prefetch read %d used slots of a table of %d slots, want none", m.read, m.size)
 	}
 	for k := range prefetchFrom {
 		m.Put(k, -k)
@@ -329,14 +321,14 @@ func TestMapDeleteFuncShrinksAsDeleteWould(t *testing.T) {
 	for i := range 4096 {
 		m.Put(i, i)
 	}
-	size := len(m.slots)
+	size := m.size
 	m.DeleteFunc(func(k, _ int) bool { return k%2 == 0 })
-	if len(m.slots) != size || m.Len() != 2048 {
-		t.Errorf("half swept: %d slots for %d entries; want the %d slots kept for 2048", len(m.slots), m.Len(), size)
+	if m.size != size || m.Len() != 2048 {
+		t.Errorf("half swept: %d slots for %d entries; want the %d slots kept for 2048", m.size, m.Len(), size)
 	}
 	m.DeleteFunc(func(k, _ int) bool { return k >= 64 })
-	if m.Len() != 32 || len(m.slots) > 256 {
-		t.Errorf("all but 32 swept: %d slots for %d entries; want at most 256 for 32", len(m.slots), m.Len())
+	if m.Len() != 32 || m.size > 256 {
+		t.Errorf("all but 32 swept: %d slots for %d entries; want at most 256 for 32", m.size, m.Len())
 	}
 	for k := 1; k < 64; k += 2 {
 		if v, ok := m.Get(k); !ok || v != k {
@@ -344,8 +336,8 @@ func TestMapDeleteFuncShrinksAsDeleteWould(t *testing.T) {
 		}
 	}
 	m.DeleteFunc(func(int, int) bool { return true })
-	if m.Len() != 0 || len(m.slots) != minSize || m.Has(1) {
-		t.Errorf("all swept: %d entries in %d slots, want 0 in %d", m.Len(), len(m.slots), minSize)
+	if m.Len() != 0 || m.size != minSize || m.Has(1) {
+		t.Errorf("all swept: %d entries in %d slots, want 0 in %d", m.Len(), m.size, minSize)
 	}
 	m.Put(5, 5) // and the table goes on
 	if v, ok := m.Get(5); !ok || v != 5 {
@@ -380,13 +372,13 @@ func TestMapDeleteFuncAsksOnceAboutEachEntry(t *testing.T) {
 func TestMapGrowFuncGrowsAndDeletes(t *testing.T) {
 	var m Map[int, int]
 	m.GrowFunc(func(int, int) bool { t.Fatal("asked about an entry of an empty table"); return false })
-	if m.Len() != 0 || len(m.slots) != 0 {
-		t.Fatalf("an empty table grew to %d slots", len(m.slots))
+	if m.Len() != 0 || m.size != 0 {
+		t.Fatalf("an empty table grew to %d slots", m.size)
 	}
 	for i := 0; m.Len() == 0 || !m.Full(); i++ {
 		m.Put(i, 10*i)
 	}
-	n, size := m.Len(), len(m.slots)
+	n, size := m.Len(), m.size
 	asked := map[int]int{}
 	m.GrowFunc(func(k, v int) bool {
 		asked[k]++
@@ -395,8 +387,8 @@ func TestMapGrowFuncGrowsAndDeletes(t *testing.T) {
 		}
 		return k%2 == 1
 	})
-	if len(m.slots) != 2*size || m.Len() != (n+1)/2 {
-		t.Errorf("%d entries in %d slots after GrowFunc; want %d in %d", m.Len(), len(m.slots), (n+1)/2, 2*size)
+	if m.size != 2*size || m.Len() != (n+1)/2 {
+		t.Errorf("%d entries in %d slots after GrowFunc; want %d in %d", m.Len(), m.size, (n+1)/2, 2*size)
 	}
 	for k := range n {
 		if asked[k] != 1 {
@@ -407,7 +399,7 @@ func TestMapGrowFuncGrowsAndDeletes(t *testing.T) {
 		}
 	}
 	m.Put(n, 10*n)
-	if v, ok := m.Get(n); !ok || v != 10*n || len(m.slots) != 2*size {
-		t.Errorf("after GrowFunc, Get(%d) = %d, %v in %d slots", n, v, ok, len(m.slots))
+	if v, ok := m.Get(n); !ok || v != 10*n || m.size != 2*size {
+		t.Errorf("after GrowFunc, Get(%d) = %d, %v in %d slots", n, v, ok, m.size)
 	}
 }
