@@ -233,15 +233,24 @@ func checkContents(t *testing.T, m *Map[int, int], want map[int]int) {
 	}
 }
 
-// tableFault returns what is wrong with m's layout, or nil: the chunks must hold the table's
-// slots, no more, and from every key's home slot to the key, no slot may be empty.
+// tableFault returns what is wrong with m's layout, or nil: the table must be first alone, of
+// its size, or whole chunks, all made, with first the first of them; and from every key's home
+// slot to the key, no slot may be empty.
 func tableFault[V any](m *Map[int, V]) error {
-	slots := 0
-	for _, chunk := range m.chunks {
-		slots += len(chunk)
+	slots := len(m.first)
+	if m.chunks != nil {
+		slots = len(m.chunks) * chunkLen
+		for j, chunk := range m.chunks {
+			if chunk == nil {
+				return fmt.Errorf("chunk %d of %d was not made", j, len(m.chunks))
+			}
+		}
+		if len(m.first) != chunkLen || &m.first[0] != &m.chunks[0][0] {
+			return fmt.Errorf("first is not chunk 0")
+		}
 	}
 	if slots != m.Size() {
-		return fmt.Errorf("%d slots in the chunks of a table of %d", slots, m.Size())
+		return fmt.Errorf("%d slots in a table of %d", slots, m.Size())
 	}
 	mask := m.Size() - 1
 	for i := range m.Size() {

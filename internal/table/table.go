@@ -21,8 +21,9 @@
 // new size and a few chunks, not its old size plus its new one. A table of a million string
 // keys grows at 786,432 keys from 2²⁰ slots to 2²¹, 24 bytes each: it keeps 50 MB and a few
 // hundred KB reachable during the growth instead of 75 MB, and the garbage collector may take
-// the old chunks back before the growth ends. The price is one more read per lookup, of the
-// chunk's place, which stays in the first-level cache.
+// the old chunks back before the growth ends. The price is one more read for a lookup beyond
+// the first chunk: the chunk's address, from an array that stays in the first-level cache (2 KB
+// for a million keys). The first chunk, the whole of a smaller table, is read directly.
 package table
 
 import (
@@ -35,8 +36,9 @@ const minSize = 8
 
 // chunkBits sets the number of slots in a chunk: slot i is slot i&chunkMask of chunk
 // i>>chunkBits. 8192 slots are 128 KB for an int key, 192 KB for a string key and a small value:
-// enough for a table of a million keys to need only a few hundred chunks, whose places fit in
-// the first-level cache, and few enough for a growth's spare chunks to be small.
+// large enough for a table of a million keys to need only a few hundred chunks, whose addresses
+// stay in the first-level cache, and small enough for the chunks a growth holds beyond the new
+// table's size to be small.
 const (
 	chunkBits = 13
 	chunkLen  = 1 << chunkBits
@@ -50,11 +52,16 @@ const (
 // NaN is never found again, and a key whose dynamic type is not comparable panics with a
 // runtime error in every call where a built-in map would, empty or not.
 type Map[K comparable, V any] struct {
-	seed   maphash.Seed
-	chunks [][]slot[K, V] // the slots: slot i is chunks[i>>chunkBits][i&chunkMask]
-	size   int            // number of slots: zero or a power of two; each chunk holds min(size, chunkLen)
-	n      int            // used slots
-	read   int            // what the last Prefetch read, kept so that its reads are not dropped
+	seed maphash.Seed
+	// first is the first min(size, chunkLen) slots: a table of one chunk is first alone, and
+	// chunks is nil. A larger table is chunks, and first is chunks[0], so that the slots of the
+	// first chunk are read without looking it up; slot i is chunks[i>>chunkBits][i&chunkMask].
+	// While a growth fills the table, first is nil and chunks has chunks not made yet.
+	first  []slot[K, V]
+	chunks []*[chunkLen]slot[K, V]
+	size   int // number of slots: zero or a power of two
+	n      int // used slots
+	read   int // what the last Prefetch read, kept so that its reads are not dropped
 }
 
 type slot[K comparable, V any] struct {
@@ -64,7 +71,12 @@ type slot[K comparable, V any] struct {
 }
 
 // at returns slot i, which must be less than the table's size.
-func (m *Map[K, V]) at(i int) *slot[K, V] { return &m.chunks[i>>chunkBits][i&chunkMask] }
+func (m *Map[K, V]) at(i int) *slot[K, V] {
+	if i < len(m.first) {
+		return &m.first[i]
+	}
+	return &m.chunks[i>>chunkBits][i&chunkMask]
+}
 
 // used reports whether the slot holds an entry. A flag of its own would cost a slot of an int
 // key and an int32 value (the delay heap's index) half as much memory again: 24 bytes, not 16.
@@ -79,11 +91,11 @@ func (m *Map[K, V]) Get(key K) (val V, ok bool) {
 		mustHash(key)
 		return val, false
 	}
-	i, found := m.find(key, m.hash(key))
-	if !found {
+	_, s := m.find(key, m.hash(key))
+	if !s.used() {
 		return val, false
 	}
-	return m.at(i).val, true
+	return s.val, true
 }
 
 // Has reports whether key is present.
@@ -102,21 +114,19 @@ func (m *Map[K, V]) Put(key K, val V) {
 // added first, with the zero value. It is Get and Put in one lookup. The pointer is good until
 // the next call that adds or deletes a key.
 func (m *Map[K, V]) Ref(key K) (val *V, found bool) {
-	if m.chunks == nil {
+	if m.size == 0 {
 		m.seed = maphash.MakeSeed()
 		m.layOut(minSize)
-		m.makeChunks()
 	}
 	h := m.hash(key)
-	i, found := m.find(key, h)
-	if found {
-		return &m.at(i).val, true
+	_, s := m.find(key, h)
+	if s.used() {
+		return &s.val, true
 	}
 	if m.Full() {
 		m.rehash(2*m.size, nil)
-		i, _ = m.find(key, h)
+		_, s = m.find(key, h)
 	}
-	s := m.at(i)
 	*s = slot[K, V]{key: key, hash: h}
 	m.n++
 	return &s.val, false
@@ -172,7 +182,7 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 // them are: a sweep in place would free only a few slots, and the next few additions would
 // find the table full again. An empty table is left as it is.
 func (m *Map[K, V]) GrowFunc(del func(K, V) bool) {
-	if m.chunks == nil {
+	if m.size == 0 {
 		return
 	}
 	m.rehash(2*m.size, del)
@@ -227,8 +237,8 @@ func (m *Map[K, V]) Delete(key K) bool {
 		mustHash(key)
 		return false
 	}
-	i, found := m.find(key, m.hash(key))
-	if !found {
+	i, s := m.find(key, m.hash(key))
+	if !s.used() {
 		return false
 	}
 	m.removeAt(i)
@@ -240,14 +250,18 @@ func (m *Map[K, V]) Delete(key K) bool {
 // hole, so that no probe sequence crosses an empty slot before reaching its key.
 func (m *Map[K, V]) removeAt(i int) {
 	mask := m.size - 1
-	for j := (i + 1) & mask; m.at(j).used(); j = (j + 1) & mask {
-		home := int(m.at(j).hash) & mask
-		if (j-home)&mask >= (j-i)&mask {
-			*m.at(i) = *m.at(j)
-			i = j
+	hole := m.at(i)
+	for j := (i + 1) & mask; ; j = (j + 1) & mask {
+		s := m.at(j)
+		if !s.used() {
+			break
+		}
+		if home := int(s.hash) & mask; (j-home)&mask >= (j-i)&mask {
+			*hole = *s
+			hole, i = s, j
 		}
 	}
-	*m.at(i) = slot[K, V]{}
+	*hole = slot[K, V]{}
 	m.n--
 }
 
@@ -258,17 +272,15 @@ func (m *Map[K, V]) shrinkIfSparse() {
 	}
 }
 
-// find returns the slot holding key, whose hash is h, and true, or the empty slot where key
-// would go and false.
-func (m *Map[K, V]) find(key K, h uint32) (int, bool) {
+// find returns the number of the slot holding key, whose hash is h, and the slot; or, if key is
+// absent, those of the empty slot where it would go. It tests for an empty slot by its hash, not
+// with used, which would take find over the budget of the compiler's inliner: Get and Ref would
+// call it, a few nanoseconds more a lookup in a small table.
+func (m *Map[K, V]) find(key K, h uint32) (i int, s *slot[K, V]) {
 	mask := m.size - 1
-	for i := int(h) & mask; ; i = (i + 1) & mask {
-		s := m.at(i)
-		if !s.used() {
-			return i, false
-		}
-		if s.hash == h && s.key == key {
-			return i, true
+	for i = int(h) & mask; ; i = (i + 1) & mask {
+		if s = m.at(i); s.hash == 0 || s.hash == h && s.key == key {
+			return i, s
 		}
 	}
 }
@@ -294,37 +306,48 @@ func marked(hash uint64) uint32 { return uint32(hash) | 1<<31 }
 // each old chunk once its entries have moved, so that the collector may take it back before
 // the move ends; the new chunks are made as entries reach them.
 func (m *Map[K, V]) rehash(size int, del func(K, V) bool) {
-	old := m.chunks
+	first, chunks := m.first, m.chunks
 	m.layOut(size)
-	for j, chunk := range old {
-		for k := range chunk {
-			s := &chunk[k]
-			switch {
-			case !s.used():
-			case del != nil && del(s.key, s.val):
-				m.n--
-			default:
-				m.place(s)
-			}
-		}
-		old[j] = nil
+	if chunks == nil {
+		m.move(first, del)
 	}
-	m.makeChunks() // those no entry reached
+	for j, chunk := range chunks {
+		m.move(chunk[:], del)
+		chunks[j] = nil
+	}
+	for j, chunk := range m.chunks { // those no entry reached
+		if chunk == nil {
+			m.chunks[j] = new([chunkLen]slot[K, V])
+		}
+	}
+	if m.chunks != nil {
+		m.first = m.chunks[0][:]
+	}
 }
 
-// layOut gives the table size slots, in chunks not made yet.
+// move places the entries of old in the table, except those that del, unless nil, picks.
+func (m *Map[K, V]) move(old []slot[K, V], del func(K, V) bool) {
+	for k := range old {
+		s := &old[k]
+		switch {
+		case !s.used():
+		case del != nil && del(s.key, s.val):
+			m.n--
+		default:
+			m.place(s)
+		}
+	}
+}
+
+// layOut gives the table size slots: a first chunk of its own if it has one chunk; else chunks,
+// not made yet, and no first, until rehash has filled them.
 func (m *Map[K, V]) layOut(size int) {
-	m.chunks = make([][]slot[K, V], (size+chunkMask)>>chunkBits)
 	m.size = size
-}
-
-// makeChunks makes every chunk not made yet.
-func (m *Map[K, V]) makeChunks() {
-	for j := range m.chunks {
-		if m.chunks[j] == nil {
-			m.chunks[j] = make([]slot[K, V], min(m.size, chunkLen))
-		}
+	if size <= chunkLen {
+		m.first, m.chunks = make([]slot[K, V], size), nil
+		return
 	}
+	m.first, m.chunks = nil, make([]*[chunkLen]slot[K, V], size>>chunkBits)
 }
 
 // place copies the entry in s to the first empty slot from its home, in a table being filled
@@ -332,11 +355,17 @@ func (m *Map[K, V]) makeChunks() {
 func (m *Map[K, V]) place(s *slot[K, V]) {
 	mask := m.size - 1
 	for i := int(s.hash) & mask; ; i = (i + 1) & mask {
-		chunk := &m.chunks[i>>chunkBits]
-		if *chunk == nil {
-			*chunk = make([]slot[K, V], min(m.size, chunkLen))
+		var t *slot[K, V]
+		if m.chunks == nil {
+			t = &m.first[i]
+		} else {
+			chunk := &m.chunks[i>>chunkBits]
+			if *chunk == nil {
+				*chunk = new([chunkLen]slot[K, V])
+			}
+			t = &(*chunk)[i&chunkMask]
 		}
-		if t := &(*chunk)[i&chunkMask]; !t.used() {
+		if !t.used() {
 			*t = *s
 			return
 		}
