@@ -93,55 +93,9 @@ func TestMapGrowthMakesChunksNoEntryReached(t *testing.T) {
 }
 
 // TestMapOfManyChunksMatchesGoMap is TestMapMatchesGoMap on a table of up to 8 chunks, whose
-// growths, shrinks and sweeps move entries between chunks. It checks the probe invariant as it
-// goes.
+// growths, shrinks and sweeps move entries between chunks.
 func TestMapOfManyChunksMatchesGoMap(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	var m Map[int, int]
-	want := map[int]int{}
-	for op := range 200_000 {
-		k := rng.IntN(8 * chunkLen)
-		switch r := rng.IntN(40_000); {
-		case r < 2: // now and then, a sweep of the keys of one residue, as stale entries go
-			class := k % 3
-			stale := func(k, _ int) bool { return k%3 == class }
-			if r == 0 {
-				m.DeleteFunc(stale)
-			} else {
-				m.GrowFunc(stale)
-			}
-			for k := range want {
-				if stale(k, 0) {
-					delete(want, k)
-				}
-			}
-		case r < 20_800:
-			m.Put(k, op)
-			want[k] = op
-		case r < 36_000:
-			_, present := want[k]
-			if got := m.Delete(k); got != present {
-				t.Fatalf("op %d: Delete(%d) = %v, want %v", op, k, got, present)
-			}
-			delete(want, k)
-		default:
-			v, ok := m.Get(k)
-			w, present := want[k]
-			if ok != present || v != w {
-				t.Fatalf("op %d: Get(%d) = %d, %v; want %d, %v", op, k, v, ok, w, present)
-			}
-		}
-		if m.Len() != len(want) {
-			t.Fatalf("op %d: Len = %d, want %d", op, m.Len(), len(want))
-		}
-		if op%20_000 != 0 {
-			continue
-		}
-		if err := tableFault(&m); err != nil {
-			t.Fatalf("op %d: %v", op, err)
-		}
-	}
-	checkContents(t, &m, want)
+	matchGoMap(t, "many chunks:", rand.New(rand.NewPCG(3, 3)), 8*chunkLen, 200_000, 20_000)
 }
 
 // Runs of used slots that cross from one chunk to the next, and from the last chunk to the

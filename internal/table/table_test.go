@@ -1,6 +1,7 @@
 package table
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -31,58 +32,72 @@ func TestMap(t *testing.T) {
 func TestMapMatchesGoMap(t *testing.T) {
 	for seed := range uint64(50) {
 		rng := rand.New(rand.NewPCG(seed, 1))
-		var m Map[int, int]
-		want := map[int]int{}
-		keys := 1 + rng.IntN(2000)
-		for op := range 20000 {
-			k := rng.IntN(keys)
-			switch rng.IntN(4) {
-			case 0:
-				m.Put(k, op)
-				want[k] = op
-			case 1:
-				_, present := want[k]
-				if got := m.Delete(k); got != present {
-					t.Fatalf("seed %d op %d: Delete(%d) = %v, want %v", seed, op, k, got, present)
-				}
-				delete(want, k)
-			case 2:
-				v, ok := m.Get(k)
-				w, present := want[k]
-				if ok != present || v != w {
-					t.Fatalf("seed %d op %d: Get(%d) = %d, %v; want %d, %v", seed, op, k, v, ok, w, present)
-				}
-			case 3: // add one to the value, as a count kept by Ref would
-				v, found := m.Ref(k)
-				w, present := want[k]
-				if found != present || *v != w {
-					t.Fatalf("seed %d op %d: Ref(%d) = %d, %v; want %d, %v", seed, op, k, *v, found, w, present)
-				}
-				*v++
-				want[k]++
+		matchGoMap(t, fmt.Sprint("seed ", seed), rng, 1+rng.IntN(2000), 20_000, 500)
+	}
+}
+
+// matchGoMap applies ops random operations on the keys 0 to keys-1 to a Map and to a built-in
+// map, and fails at the first answer that differs, or at a fault in the Map's layout (checked
+// 20 times in the run). Once in sweepOdds operations, on average, the entries of one value
+// class go at once, as stale ones are swept.
+func matchGoMap(t *testing.T, run string, rng *rand.Rand, keys, ops, sweepOdds int) {
+	t.Helper()
+	var m Map[int, int]
+	want := map[int]int{}
+	for op := range ops {
+		k := rng.IntN(keys)
+		switch rng.IntN(4) {
+		case 0:
+			m.Put(k, op)
+			want[k] = op
+		case 1:
+			_, present := want[k]
+			if got := m.Delete(k); got != present {
+				t.Fatalf("%s op %d: Delete(%d) = %v, want %v", run, op, k, got, present)
 			}
-			if rng.IntN(500) == 0 { // the entries of one value class go at once, as stale ones are swept
-				class, classes := rng.IntN(3), 1+rng.IntN(3)
-				stale := func(k, v int) bool { return v%classes == class }
-				if rng.IntN(2) == 0 {
-					m.DeleteFunc(stale)
-				} else {
-					m.GrowFunc(stale)
-				}
-				for k, v := range want {
-					if stale(k, v) {
-						delete(want, k)
-					}
-				}
+			delete(want, k)
+		case 2:
+			v, ok := m.Get(k)
+			w, present := want[k]
+			if ok != present || v != w {
+				t.Fatalf("%s op %d: Get(%d) = %d, %v; want %d, %v", run, op, k, v, ok, w, present)
 			}
-			if m.Len() != len(want) {
-				t.Fatalf("seed %d op %d: Len = %d, want %d", seed, op, m.Len(), len(want))
+		case 3: // add one to the value, as a count kept by Ref would
+			v, found := m.Ref(k)
+			w, present := want[k]
+			if found != present || *v != w {
+				t.Fatalf("%s op %d: Ref(%d) = %d, %v; want %d, %v", run, op, k, *v, found, w, present)
+			}
+			*v++
+			want[k]++
+		}
+		if rng.IntN(sweepOdds) == 0 {
+			class, classes := rng.IntN(3), 1+rng.IntN(3)
+			stale := func(k, v int) bool { return v%classes == class }
+			if rng.IntN(2) == 0 {
+				m.DeleteFunc(stale)
+			} else {
+				m.GrowFunc(stale)
+			}
+			for k, v := range want {
+				if stale(k, v) {
+					delete(want, k)
+				}
 			}
 		}
-		for k, w := range want {
-			if v, ok := m.Get(k); !ok || v != w {
-				t.Fatalf("seed %d: at the end, Get(%d) = %d, %v; want %d", seed, k, v, ok, w)
-			}
+		if m.Len() != len(want) {
+			t.Fatalf("%s op %d: Len = %d, want %d", run, op, m.Len(), len(want))
+		}
+		if op%(ops/20) != 0 {
+			continue
+		}
+		if err := tableFault(&m); err != nil {
+			t.Fatalf("%s op %d: %v", run, op, err)
+		}
+	}
+	for k, w := range want {
+		if v, ok := m.Get(k); !ok || v != w {
+			t.Fatalf("%s: at the end, Get(%d) = %d, %v; want %d", run, k, v, ok, w)
 		}
 	}
 }
