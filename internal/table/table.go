@@ -72,7 +72,7 @@ type slot[K comparable, V any] struct {
 
 // at returns slot i, which must be less than the table's size.
 func (m *Map[K, V]) at(i int) *slot[K, V] {
-	if i < len(m.first) {
+	if uint(i) < uint(len(m.first)) { // unsigned, so that m.first[i] needs no bounds check
 		return &m.first[i]
 	}
 	return &m.chunks[i>>chunkBits][i&chunkMask]
@@ -155,32 +155,37 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 	for m.at(start).used() {
 		start++
 	}
-	for k := 1; k <= m.size; k++ {
-		i := (start + k) & mask
-		s := m.at(i)
-		switch {
-		case !s.used():
-		case del(s.key, s.val):
-			*s = slot[K, V]{}
-			m.n--
-		default:
-			j := int(s.hash) & mask
-			for m.at(j).used() && j != i {
-				j = (j + 1) & mask
-			}
-			if j != i {
-				*m.at(j), *s = *s, slot[K, V]{}
+	for k := 1; k <= m.size; {
+		from := (start + k) & mask
+		run := m.run(from)
+		run = run[:min(len(run), m.size+1-k)]
+		for x := range run {
+			i, s := from+x, &run[x]
+			switch {
+			case !s.used():
+			case del(s.key, s.val):
+				*s = slot[K, V]{}
+				m.n--
+			default:
+				j := int(s.hash) & mask
+				for m.at(j).used() && j != i {
+					j = (j + 1) & mask
+				}
+				if j != i {
+					*m.at(j), *s = *s, slot[K, V]{}
+				}
 			}
 		}
+		k += len(run)
 	}
 	m.shrinkIfSparse()
 }
 
 // GrowFunc doubles the table, leaving behind every entry for which del returns true: it is
-// DeleteFunc and a growth in one pass, asking del once about each entry, chunk after chunk. A caller that lets
-// entries go stale calls it rather than DeleteFunc when the table is [Map.Full] and few of
-// them are: a sweep in place would free only a few slots, and the next few additions would
-// find the table full again. An empty table is left as it is.
+// DeleteFunc and a growth in one pass, asking del once about each entry, chunk after chunk. A
+// caller that lets entries go stale calls it rather than DeleteFunc when the table is
+// [Map.Full] and few of them are: a sweep in place would free only a few slots, and the next
+// few additions would find the table full again. An empty table is left as it is.
 func (m *Map[K, V]) GrowFunc(del func(K, V) bool) {
 	if m.size == 0 {
 		return
@@ -251,18 +256,31 @@ func (m *Map[K, V]) Delete(key K) bool {
 func (m *Map[K, V]) removeAt(i int) {
 	mask := m.size - 1
 	hole := m.at(i)
-	for j := (i + 1) & mask; ; j = (j + 1) & mask {
-		s := m.at(j)
-		if !s.used() {
-			break
+	for from := (i + 1) & mask; ; {
+		run := m.run(from)
+		for x := range run {
+			j, s := from+x, &run[x]
+			if !s.used() {
+				*hole = slot[K, V]{}
+				m.n--
+				return
+			}
+			if home := int(s.hash) & mask; (j-home)&mask >= (j-i)&mask {
+				*hole = *s
+				hole, i = s, j
+			}
 		}
-		if home := int(s.hash) & mask; (j-home)&mask >= (j-i)&mask {
-			*hole = *s
-			hole, i = s, j
-		}
+		from = (from + len(run)) & mask
 	}
-	*hole = slot[K, V]{}
-	m.n--
+}
+
+// run returns the slots from slot i to the end of its chunk, for a pass that reads them in
+// turn without looking their chunk up at each one.
+func (m *Map[K, V]) run(i int) []slot[K, V] {
+	if i < len(m.first) {
+		return m.first[i:]
+	}
+	return m.chunks[i>>chunkBits][i&chunkMask:]
 }
 
 // shrinkIfSparse shrinks a table at most 1/32 used to one a quarter used or less.
