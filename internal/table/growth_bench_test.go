@@ -54,3 +54,39 @@ func BenchmarkMapGet(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMapGrowthPeak grows a table of 786,432 string keys from 2²⁰ slots to 2²¹, as the
+// waiting set of a backlog of a million keys does, and reports by how much the live heap grew
+// at most midway (peak-MB) and once done (after-MB): GrowFunc's callback collects garbage every
+// 16,384 entries moved. A growth that kept the old table to the end would peak at the whole new
+// table, 50 MB; one that drops each old chunk once it is moved, at the new table less the old,
+// 25 MB, and a few chunks. The time per op is mostly those collections.
+func BenchmarkMapGrowthPeak(b *testing.B) {
+	keys := objectKeys(786_432)
+	var peak, after int64
+	for b.Loop() {
+		b.StopTimer()
+		var m Map[string, uint32]
+		for i, k := range keys {
+			m.Put(k, uint32(i))
+		}
+		if m.Size() != 1<<20 || !m.Full() {
+			b.Fatalf("%d keys in %d slots, full: %v; want a full table of 2²⁰", m.Len(), m.Size(), m.Full())
+		}
+		before := int64(liveHeap())
+		b.StartTimer()
+		moved := 0
+		m.GrowFunc(func(string, uint32) bool {
+			if moved++; moved%16_384 == 0 {
+				peak = max(peak, int64(liveHeap())-before)
+			}
+			return false
+		})
+		after = int64(liveHeap()) - before
+		if m.Len() != len(keys) { // and m stays live until after is measured
+			b.Fatalf("%d keys after the growth, want %d", m.Len(), len(keys))
+		}
+	}
+	b.ReportMetric(float64(peak)/1e6, "peak-MB")
+	b.ReportMetric(float64(after)/1e6, "after-MB")
+}
