@@ -139,7 +139,8 @@ func (m *Map[K, V]) Full() bool { return 4*(m.n+1) > 3*m.size }
 // DeleteFunc deletes every entry for which del returns true, in one pass over the table that
 // asks del once about each entry, and then shrinks the table as Delete would. A caller that
 // lets entries go stale, rather than delete them one at a time, sweeps them with it: when the
-// table is [Map.Full], say, so that it grows only if the entries left need the room.
+// table is [Map.Full], say, so that it grows only if the entries left need the room. del must
+// not panic or use the map: the pass would be left half done.
 func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 	if m.n == 0 {
 		return
@@ -185,7 +186,8 @@ func (m *Map[K, V]) DeleteFunc(del func(K, V) bool) {
 // DeleteFunc and a growth in one pass, asking del once about each entry, chunk after chunk. A
 // caller that lets entries go stale calls it rather than DeleteFunc when the table is
 // [Map.Full] and few of them are: a sweep in place would free only a few slots, and the next
-// few additions would find the table full again. An empty table is left as it is.
+// few additions would find the table full again. An empty table is left as it is. del must not
+// panic or use the map: the growth would be left half done, with chunks not made.
 func (m *Map[K, V]) GrowFunc(del func(K, V) bool) {
 	if m.size == 0 {
 		return
