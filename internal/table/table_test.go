@@ -1,6 +1,7 @@
 package table
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -31,58 +32,72 @@ func TestMap(t *testing.T) {
 func TestMapMatchesGoMap(t *testing.T) {
 	for seed := range uint64(50) {
 		rng := rand.New(rand.NewPCG(seed, 1))
-		var m Map[int, int]
-		want := map[int]int{}
-		keys := 1 + rng.IntN(2000)
-		for op := range 20000 {
-			k := rng.IntN(keys)
-			switch rng.IntN(4) {
-			case 0:
-				m.Put(k, op)
-				want[k] = op
-			case 1:
-				_, present := want[k]
-				if got := m.Delete(k); got != present {
-					t.Fatalf("seed %d op %d: Delete(%d) = %v, want %v", seed, op, k, got, present)
-				}
-				delete(want, k)
-			case 2:
-				v, ok := m.Get(k)
-				w, present := want[k]
-				if ok != present || v != w {
-					t.Fatalf("seed %d op %d: Get(%d) = %d, %v; want %d, %v", seed, op, k, v, ok, w, present)
-				}
-			case 3: // add one to the value, as a count kept by Ref would
-				v, found := m.Ref(k)
-				w, present := want[k]
-				if found != present || *v != w {
-					t.Fatalf("seed %d op %d: Ref(%d) = %d, %v; want %d, %v", seed, op, k, *v, found, w, present)
-				}
-				*v++
-				want[k]++
+		matchGoMap(t, fmt.Sprint("seed ", seed), rng, 1+rng.IntN(2000), 20_000, 500)
+	}
+}
+
+// matchGoMap applies ops random operations on the keys 0 to keys-1 to a Map and to a built-in
+// map, and fails at the first answer that differs, or at a fault in the Map's layout (checked
+// 20 times in the run). Once in sweepOdds operations, on average, the entries of one value
+// class go at once, as stale ones are swept.
+func matchGoMap(t *testing.T, run string, rng *rand.Rand, keys, ops, sweepOdds int) {
+	t.Helper()
+	var m Map[int, int]
+	want := map[int]int{}
+	for op := range ops {
+		k := rng.IntN(keys)
+		switch rng.IntN(4) {
+		case 0:
+			m.Put(k, op)
+			want[k] = op
+		case 1:
+			_, present := want[k]
+			if got := m.Delete(k); got != present {
+				t.Fatalf("%s op %d: Delete(%d) = %v, want %v", run, op, k, got, present)
 			}
-			if rng.IntN(500) == 0 { // the entries of one value class go at once, as stale ones are swept
-				class, classes := rng.IntN(3), 1+rng.IntN(3)
-				stale := func(k, v int) bool { return v%classes == class }
-				if rng.IntN(2) == 0 {
-					m.DeleteFunc(stale)
-				} else {
-					m.GrowFunc(stale)
-				}
-				for k, v := range want {
-					if stale(k, v) {
-						delete(want, k)
-					}
-				}
+			delete(want, k)
+		case 2:
+			v, ok := m.Get(k)
+			w, present := want[k]
+			if ok != present || v != w {
+				t.Fatalf("%s op %d: Get(%d) = %d, %v; want %d, %v", run, op, k, v, ok, w, present)
 			}
-			if m.Len() != len(want) {
-				t.Fatalf("seed %d op %d: Len = %d, want %d", seed, op, m.Len(), len(want))
+		case 3: // add one to the value, as a count kept by Ref would
+			v, found := m.Ref(k)
+			w, present := want[k]
+			if found != present || *v != w {
+				t.Fatalf("%s op %d: Ref(%d) = %d, %v; want %d, %v", run, op, k, *v, found, w, present)
+			}
+			*v++
+			want[k]++
+		}
+		if rng.IntN(sweepOdds) == 0 {
+			class, classes := rng.IntN(3), 1+rng.IntN(3)
+			stale := func(k, v int) bool { return v%classes == class }
+			if rng.IntN(2) == 0 {
+				m.DeleteFunc(stale)
+			} else {
+				m.GrowFunc(stale)
+			}
+			for k, v := range want {
+				if stale(k, v) {
+					delete(want, k)
+				}
 			}
 		}
-		for k, w := range want {
-			if v, ok := m.Get(k); !ok || v != w {
-				t.Fatalf("seed %d: at the end, Get(%d) = %d, %v; want %d", seed, k, v, ok, w)
-			}
+		if m.Len() != len(want) {
+			t.Fatalf("%s op %d: Len = %d, want %d", run, op, m.Len(), len(want))
+		}
+		if op%(ops/20) != 0 {
+			continue
+		}
+		if err := tableFault(&m); err != nil {
+			t.Fatalf("%s op %d: %v", run, op, err)
+		}
+	}
+	for k, w := range want {
+		if v, ok := m.Get(k); !ok || v != w {
+			t.Fatalf("%s: at the end, Get(%d) = %d, %v; want %d", run, k, v, ok, w)
 		}
 	}
 }
@@ -107,16 +122,8 @@ func TestMapEveryProbeSequenceIsUnbroken(t *testing.T) {
 		if op%997 != 0 {
 			continue
 		}
-		mask := len(m.slots) - 1
-		for i, s := range m.slots {
-			if !s.used() {
-				continue
-			}
-			for j := int(m.hash(s.key)) & mask; j != i; j = (j + 1) & mask {
-				if !m.slots[j].used() {
-					t.Fatalf("op %d: key %d at %d, empty slot %d between it and its home", op, s.key, i, j)
-				}
-			}
+		if err := tableFault(&m); err != nil {
+			t.Fatalf("op %d: %v", op, err)
 		}
 	}
 }
@@ -126,14 +133,14 @@ func TestMapGrowsAndShrinks(t *testing.T) {
 	for i := range 100000 {
 		m.Put(i, true)
 	}
-	if len(m.slots) > 4*m.Len() {
-		t.Errorf("%d slots for %d entries", len(m.slots), m.Len())
+	if m.size > 4*m.Len() {
+		t.Errorf("%d slots for %d entries", m.size, m.Len())
 	}
 	for i := range 99990 {
 		m.Delete(i)
 	}
-	if len(m.slots) > 256 {
-		t.Errorf("%d slots kept for %d entries", len(m.slots), m.Len())
+	if m.size > 256 {
+		t.Errorf("%d slots kept for %d entries", m.size, m.Len())
 	}
 	for i := 99990; i < 100000; i++ {
 		if !m.Has(i) {
@@ -149,18 +156,18 @@ func TestMapShrinksOnlyWhenNearlyEmpty(t *testing.T) {
 	for i := range 100000 {
 		m.Put(i, true)
 	}
-	full := len(m.slots)
+	full := m.size
 	next := 0
 	for m.Len() > full/32 {
 		m.Delete(next)
 		next++
 	}
-	if len(m.slots) != full {
-		t.Fatalf("%d slots for %d entries, want the %d of the full table", len(m.slots), m.Len(), full)
+	if m.size != full {
+		t.Fatalf("%d slots for %d entries, want the %d of the full table", m.size, m.Len(), full)
 	}
 	m.Delete(next)
-	if want := 1 << bits.Len(uint(4*m.Len())); len(m.slots) != want {
-		t.Errorf("%d slots for %d entries once below 1/32 full, want %d", len(m.slots), m.Len(), want)
+	if want := 1 << bits.Len(uint(4*m.Len())); m.size != want {
+		t.Errorf("%d slots for %d entries once below 1/32 full, want %d", m.size, m.Len(), want)
 	}
 }
 
@@ -230,7 +237,7 @@ func TestMapPrefetchReadsOnlyLargeTables(t *testing.T) {
 	m.Put(0, 0)
 	m.Prefetch(keys(0, 1))
 	if m.read != 0 {
-		t.Errorf("Prefetch read %d used slots of a table of %d slots, want none", m.read, len(m.slots))
+		t.Errorf("Prefetch read %d used slots of a table of %d slots, want none", m.read, m.size)
 	}
 	for k := range prefetchFrom {
 		m.Put(k, -k)
@@ -329,14 +336,14 @@ func TestMapDeleteFuncShrinksAsDeleteWould(t *testing.T) {
 	for i := range 4096 {
 		m.Put(i, i)
 	}
-	size := len(m.slots)
+	size := m.size
 	m.DeleteFunc(func(k, _ int) bool { return k%2 == 0 })
-	if len(m.slots) != size || m.Len() != 2048 {
-		t.Errorf("half swept: %d slots for %d entries; want the %d slots kept for 2048", len(m.slots), m.Len(), size)
+	if m.size != size || m.Len() != 2048 {
+		t.Errorf("half swept: %d slots for %d entries; want the %d slots kept for 2048", m.size, m.Len(), size)
 	}
 	m.DeleteFunc(func(k, _ int) bool { return k >= 64 })
-	if m.Len() != 32 || len(m.slots) > 256 {
-		t.Errorf("all but 32 swept: %d slots for %d entries; want at most 256 for 32", len(m.slots), m.Len())
+	if m.Len() != 32 || m.size > 256 {
+		t.Errorf("all but 32 swept: %d slots for %d entries; want at most 256 for 32", m.size, m.Len())
 	}
 	for k := 1; k < 64; k += 2 {
 		if v, ok := m.Get(k); !ok || v != k {
@@ -344,8 +351,8 @@ func TestMapDeleteFuncShrinksAsDeleteWould(t *testing.T) {
 		}
 	}
 	m.DeleteFunc(func(int, int) bool { return true })
-	if m.Len() != 0 || len(m.slots) != minSize || m.Has(1) {
-		t.Errorf("all swept: %d entries in %d slots, want 0 in %d", m.Len(), len(m.slots), minSize)
+	if m.Len() != 0 || m.size != minSize || m.Has(1) {
+		t.Errorf("all swept: %d entries in %d slots, want 0 in %d", m.Len(), m.size, minSize)
 	}
 	m.Put(5, 5) // and the table goes on
 	if v, ok := m.Get(5); !ok || v != 5 {
@@ -380,13 +387,13 @@ func TestMapDeleteFuncAsksOnceAboutEachEntry(t *testing.T) {
 func TestMapGrowFuncGrowsAndDeletes(t *testing.T) {
 	var m Map[int, int]
 	m.GrowFunc(func(int, int) bool { t.Fatal("asked about an entry of an empty table"); return false })
-	if m.Len() != 0 || len(m.slots) != 0 {
-		t.Fatalf("an empty table grew to %d slots", len(m.slots))
+	if m.Len() != 0 || m.size != 0 {
+		t.Fatalf("an empty table grew to %d slots", m.size)
 	}
 	for i := 0; m.Len() == 0 || !m.Full(); i++ {
 		m.Put(i, 10*i)
 	}
-	n, size := m.Len(), len(m.slots)
+	n, size := m.Len(), m.size
 	asked := map[int]int{}
 	m.GrowFunc(func(k, v int) bool {
 		asked[k]++
@@ -395,8 +402,8 @@ func TestMapGrowFuncGrowsAndDeletes(t *testing.T) {
 		}
 		return k%2 == 1
 	})
-	if len(m.slots) != 2*size || m.Len() != (n+1)/2 {
-		t.Errorf("%d entries in %d slots after GrowFunc; want %d in %d", m.Len(), len(m.slots), (n+1)/2, 2*size)
+	if m.size != 2*size || m.Len() != (n+1)/2 {
+		t.Errorf("%d entries in %d slots after GrowFunc; want %d in %d", m.Len(), m.size, (n+1)/2, 2*size)
 	}
 	for k := range n {
 		if asked[k] != 1 {
@@ -407,7 +414,7 @@ func TestMapGrowFuncGrowsAndDeletes(t *testing.T) {
 		}
 	}
 	m.Put(n, 10*n)
-	if v, ok := m.Get(n); !ok || v != 10*n || len(m.slots) != 2*size {
-		t.Errorf("after GrowFunc, Get(%d) = %d, %v in %d slots", n, v, ok, len(m.slots))
+	if v, ok := m.Get(n); !ok || v != 10*n || m.size != 2*size {
+		t.Errorf("after GrowFunc, Get(%d) = %d, %v in %d slots", n, v, ok, m.size)
 	}
 }
