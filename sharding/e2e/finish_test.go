@@ -38,6 +38,15 @@ func (h *harness) finish() {
 	if found := overlaps(ivs); len(found) > 0 {
 		h.t.Errorf("overlap: %d times two replicas reconciled one key at once:\n%s", len(found), h.describeOverlaps(found))
 	}
+	// Every reconcile returns within the stop latency, less than the drain budget, of its
+	// context's end: a hand-over that still finds one running at the end of the hold window
+	// means the context ended too late (the package documentation promises otherwise).
+	for _, e := range h.events {
+		if e.Kind == record.HandedOver && e.Overran > 0 {
+			h.t.Errorf("overran: at %s %s handed bucket %d over (%s) with %d reconciles still running at the end of its hold window, although each returns within %v of its context's end (drain budget %v)",
+				h.at(e.At), e.Replica, e.Bucket, e.Cause, e.Overran, h.tm.stop, h.tm.drainBudget())
+		}
+	}
 	h.t.Logf("%d reconciles by %d replicas, %d changes", len(ivs), len(h.procs), h.changes())
 }
 

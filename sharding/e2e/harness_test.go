@@ -34,13 +34,16 @@ type timing struct {
 	work, stop time.Duration
 }
 
+// Reconciles take 70% of the drain budget to return once cancelled: within the package's
+// assumption, and late enough that a bucket context cancelled late shows.
 var (
-	// fast: sub-second retries, as the sharding module's example and benchmark use.
+	// fast: sub-second retries, as the sharding module's example and benchmark use; drain
+	// budget 568 ms.
 	fast = timing{name: "2s/1s/250ms", lease: 2 * time.Second, renew: time.Second, retry: 250 * time.Millisecond,
-		work: 200 * time.Millisecond, stop: 100 * time.Millisecond}
-	// defaults: client-go's and Kubernetes' core components'.
+		work: 200 * time.Millisecond, stop: 400 * time.Millisecond}
+	// defaults: client-go's and Kubernetes' core components'; drain budget 1.636 s.
 	defaults = timing{name: "15s/10s/2s", lease: 15 * time.Second, renew: 10 * time.Second, retry: 2 * time.Second,
-		work: time.Second, stop: 500 * time.Millisecond}
+		work: time.Second, stop: 1100 * time.Millisecond}
 )
 
 // window is the hold window, LeaseDuration/(1+MaxClockDrift), with the default drift.
@@ -95,6 +98,7 @@ const (
 // of the buckets, each at generation 1.
 func newHarness(t *testing.T, tm timing, replicaArgs ...string) *harness {
 	t.Helper()
+	needEnv(t)
 	cfg := env.cluster.Config("")
 	cfg.QPS, cfg.Burst = 1000, 1000 // client-go's default of 5 a second would pace the changes
 	client, err := kubernetes.NewForConfig(cfg)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,64 +19,71 @@ var (
 	featureGates = flag.String("e2e.feature-gates", "", "kube-apiserver's --feature-gates, e.g. CoordinatedLeaderElection=true (default: a cluster's defaults)")
 )
 
-// env is what every scenario shares: the API server and the replica program.
+// env is what every scenario shares: the API server and the replica program, started by the
+// first scenario that needs them (the checks' own tests do not).
 var env struct {
+	once    sync.Once
+	err     error
 	dir     string
 	cluster *cluster.Cluster
-	replica string // path of the replica binary
+	replica string // path of the replica executable
 }
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(setup{m}, goleak.IgnoreCurrent())
+	goleak.VerifyTestMain(withEnv{m})
 }
 
-// setup wraps the tests with the shared API server and replica binary.
-type setup struct{ m *testing.M }
+// withEnv runs the tests, then stops what they started.
+type withEnv struct{ m *testing.M }
 
-func (s setup) Run() int {
-	flag.Parse()
-	if testing.Short() {
-		fmt.Println("e2e: skipped with -short: the end-to-end tests start kube-apiserver")
-		return 0
+func (w withEnv) Run() int {
+	code := w.m.Run()
+	if env.cluster != nil {
+		env.cluster.Stop()
 	}
-	code, err := s.run()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
+	if env.dir != "" && !*keep {
+		os.RemoveAll(env.dir)
 	}
+	printFigures()
 	return code
 }
 
-func (s setup) run() (int, error) {
+// needEnv starts the shared API server and builds the replica, once, or skips the test with
+// -short.
+func needEnv(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the end-to-end tests start kube-apiserver")
+	}
+	env.once.Do(func() { env.err = setUp() })
+	if env.err != nil {
+		t.Fatal(env.err)
+	}
+}
+
+func setUp() error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "sharding-e2e-")
 	if err != nil {
-		return 0, err
+		return err
 	}
 	env.dir = dir
 	if *keep {
 		fmt.Println("e2e: run directory", dir)
-	} else {
-		defer os.RemoveAll(dir)
 	}
-
 	start := time.Now()
 	kubeAPIServer, err := cluster.ToolPath(ctx, ".", "kube-apiserver")
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if env.replica, err = cluster.ToolPath(ctx, ".", "replica"); err != nil {
-		return 0, err
+		return err
 	}
 	built := time.Since(start)
-
 	env.cluster, err = cluster.Start(ctx, cluster.Options{Binary: kubeAPIServer, Dir: dir, FeatureGates: *featureGates})
 	if err != nil {
-		return 0, err
+		return err
 	}
-	defer env.cluster.Stop()
-	fmt.Printf("e2e: binaries ready in %v, kube-apiserver serving in %v more\n", built.Round(time.Millisecond), (time.Since(start) - built).Round(time.Millisecond))
-	code := s.m.Run()
-	printFigures()
-	return code, nil
+	fmt.Printf("e2e: executables ready in %v, kube-apiserver serving %v later\n", built.Round(time.Millisecond), (time.Since(start) - built).Round(time.Millisecond))
+	return nil
 }

@@ -48,7 +48,7 @@ var scenarios = []scenario{
 	{name: "slow-then-recover", timing: fast, run: slowThenRecover},
 	{name: "graceful-exit", timing: defaults, run: gracefulExit},
 	{name: "kill-9", timing: defaults, run: kill9},
-	{name: "slow-answers", timing: defaults, args: []string{"-work", "3s"}, run: slowAnswers},
+	{name: "slow-answers", timing: defaults, args: []string{"-work", "5s"}, run: slowAnswers},
 }
 
 // TestSharding runs every scenario with every kind of replica, as
@@ -245,13 +245,13 @@ func (h *harness) measureServed(what, gone string, buckets []int, at, limit time
 	figure(h.t, what+" (all "+fmt.Sprint(len(buckets))+" buckets)", "%v", times[len(times)-1].Round(time.Millisecond))
 }
 
-// pauses stops a holder with SIGSTOP three times, each for 80% of the hold window: shorter
-// than the window, so within the package's assumptions.
+// pauses stops the busiest replica with SIGSTOP three times, each for 95% of the hold window:
+// shorter than the window, so within the package's assumptions.
 func pauses(h *harness) {
 	h.startAll(3)
 	h.updateEvery(updatePeriod)
 	h.run(time.Second)
-	pause := h.tm.window() * 8 / 10
+	pause := h.tm.window() * 95 / 100
 	for range 3 {
 		h.pause(h.busiest(), pause)
 		h.run(2 * time.Second)
@@ -295,19 +295,20 @@ func cutOff(h *harness) {
 	h.finish()
 }
 
-// slowAnswers delays the API server's answers to a replica by more than the drain budget
-// but less than RenewDeadline, so that its renewals succeed late, and then cuts it off.
+// slowAnswers delays the API server's answers to a replica by 90% of RenewDeadline, more
+// than the drain budget, so that its renewals succeed late, and then loses its requests:
+// the answers on their way still arrive, so its last renewal succeeds, late.
 func slowAnswers(h *harness) {
 	h.startAll(3)
 	h.updateEvery(updatePeriod)
 	h.run(time.Second)
 	victim := h.busiest()
-	delay := h.tm.drainBudget() + (h.tm.renew-h.tm.drainBudget())/2
+	delay := h.tm.renew * 9 / 10
 	victim.proxy.SetDelay(0, delay)
 	h.t.Logf("%s's answers delayed by %v (drain budget %v, RenewDeadline %v)", victim.name, delay, h.tm.drainBudget(), h.tm.renew)
-	h.run(2*h.tm.lease + time.Second)
-	victim.proxy.Set(faultproxy.Refused)
-	h.run(h.tm.lease + h.tm.renew)
+	h.run(2*(delay+h.tm.retry) + h.tm.retry) // two renewals, late
+	victim.proxy.Set(faultproxy.LoseRequests)
+	h.run(h.tm.lease + h.tm.renew + delay)
 	victim.proxy.SetDelay(0, 0)
 	victim.proxy.Set(faultproxy.Open)
 	h.run(2 * time.Second)

@@ -42,6 +42,11 @@ const (
 	// the proxy again closes the connections that were silenced, since the bytes they lost
 	// cannot be made up.
 	Silent
+	// LoseRequests is Silent in one direction: the bytes the client sends are dropped, while
+	// those the server sent before, delayed answers included, still arrive. A request made
+	// now hangs; one made earlier can still succeed. Opening the proxy again closes the
+	// connections, as after Silent.
+	LoseRequests
 )
 
 // Start listens on a free loopback port and forwards each connection to target.
@@ -74,9 +79,9 @@ func (p *Proxy) Set(s State) {
 	if s == p.state {
 		return
 	}
-	wasSilent := p.state == Silent
+	wasDropping := p.state == Silent || p.state == LoseRequests
 	p.state = s
-	if s == Refused || (s == Open && wasSilent) {
+	if s == Refused || (s == Open && wasDropping) {
 		for l := range p.links {
 			l.close()
 		}
@@ -144,7 +149,7 @@ type chunk struct {
 }
 
 // pipe copies src to dst, holding each chunk for the current delay of its direction and
-// dropping it while the proxy is silent. It closes the link when either side fails.
+// dropping it if the proxy drops that direction when it is due. It closes the link when either side fails.
 func (p *Proxy) pipe(l *link, dst, src net.Conn, upward bool) {
 	defer l.close()
 	queue := make(chan chunk, 4096)
@@ -161,7 +166,7 @@ func (p *Proxy) pipe(l *link, dst, src net.Conn, upward bool) {
 				case <-l.gone:
 				}
 			}
-			if l.isClosed() || p.silent() {
+			if l.isClosed() || p.dropping(upward) {
 				continue
 			}
 			if _, err := dst.Write(c.data); err != nil {
@@ -195,10 +200,11 @@ func (p *Proxy) delay(upward bool) time.Duration {
 	return p.down
 }
 
-func (p *Proxy) silent() bool {
+// dropping reports whether the bytes going up (to the target) or down are dropped now.
+func (p *Proxy) dropping(upward bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.state == Silent
+	return p.state == Silent || (upward && p.state == LoseRequests)
 }
 
 // link is one client connection and its connection to the target.
