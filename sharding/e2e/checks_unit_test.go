@@ -151,3 +151,25 @@ func TestServed(t *testing.T) {
 		t.Errorf("served = %v, want bucket 0 at 20ms only", got)
 	}
 }
+
+func TestEarlyTakeovers(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(1000, 0).Add(time.Duration(ms) * time.Millisecond) }
+	versions := []leaseVersion{
+		{bucket: 0, holder: "a", acquire: at(0), renew: at(0)},
+		{bucket: 1, holder: "a", acquire: at(0), renew: at(0)},
+		{bucket: 0, holder: "a", acquire: at(0), renew: at(500)},
+		{bucket: 0, holder: "b", acquire: at(2400), renew: at(2400)}, // 1.9 s after a's last renewal
+		{bucket: 1, holder: "a", acquire: at(0), renew: at(900)},
+		{bucket: 1, holder: "", acquire: at(1000), renew: at(1000)},  // released
+		{bucket: 1, holder: "c", acquire: at(1100), renew: at(1100)}, // not a takeover
+		{bucket: 1, holder: "b", acquire: at(2000), renew: at(2000)}, // 0.9 s after c's
+	}
+	all := takeovers(versions)
+	if len(all) != 2 || all[0].from != "a" || all[0].to != "b" || all[1].from != "c" {
+		t.Fatalf("takeovers %+v", all)
+	}
+	got := early(all, 1800*time.Millisecond)
+	if len(got) != 1 || got[0].bucket != 1 || got[0].acquired.Sub(got[0].renewed) != 900*time.Millisecond {
+		t.Errorf("early %+v, want bucket 1 taken 900ms after its last renewal", got)
+	}
+}

@@ -14,7 +14,9 @@ import (
 // finish ends a scenario and checks the two promises on its records: it stops the changes,
 // heals every replica's connection, waits until each key's last generation has been
 // reconciled (nothing lost), lets the live replicas leave gracefully, and then checks that no
-// two replicas reconciled one key at once (no overlap).
+// two replicas reconciled one key at once (no overlap). It also checks the two bounds the
+// package's safety rests on: no hand-over found a reconcile running at the end of the hold
+// window, and no replica took a bucket from another before that one's hold window closed.
 func (h *harness) finish() {
 	h.t.Helper()
 	h.stopUpdates()
@@ -47,7 +49,16 @@ func (h *harness) finish() {
 				h.at(e.At), e.Replica, e.Bucket, e.Cause, e.Overran, h.tm.stop, h.tm.drainBudget())
 		}
 	}
-	h.t.Logf("%d reconciles by %d replicas, %d changes", len(ivs), len(h.procs), h.changes())
+	versions, err := h.leases.end()
+	if err != nil {
+		h.t.Errorf("watching the Leases: %v", err)
+	}
+	all := takeovers(versions)
+	for _, t := range early(all, h.tm.window()) {
+		h.t.Errorf("early takeover: %s acquired bucket %d %v after %s's last renewal began, before its hold window (%v) closed",
+			t.to, t.bucket, t.acquired.Sub(t.renewed).Round(time.Millisecond), t.from, h.tm.window().Round(time.Millisecond))
+	}
+	h.t.Logf("%d reconciles by %d replicas, %d changes, %d takeovers", len(ivs), len(h.procs), h.changes(), len(all))
 }
 
 // changes returns how many changes the harness made.
@@ -83,30 +94,53 @@ func (h *harness) lastReconcile(key string) string {
 	return "none"
 }
 
-// describeOverlaps lists up to ten overlaps with, for each, what the two replicas recorded
-// about the key's bucket around it.
+// describeOverlaps lists up to ten overlaps and, for each bucket they are in, what the two
+// replicas recorded about it around them.
 func (h *harness) describeOverlaps(found []overlap) string {
 	var b strings.Builder
+	byBucket := make(map[int][]overlap)
+	var order []int
 	for i, o := range found {
 		if i == 10 {
-			fmt.Fprintf(&b, "  … and %d more\n", len(found)-i)
+			fmt.Fprintf(&b, "  (%d more not shown)\n", len(found)-i)
 			break
 		}
 		bucket := bucketOf(o.a.key, h.buckets)
-		fmt.Fprintf(&b, "  %s (bucket %d) for %v: %s; %s\n", o.a.key, bucket, o.by.Round(time.Millisecond), h.describeInterval(o.a), h.describeInterval(o.b))
+		if _, ok := byBucket[bucket]; !ok {
+			order = append(order, bucket)
+		}
+		byBucket[bucket] = append(byBucket[bucket], o)
+	}
+	for _, bucket := range order {
+		group := byBucket[bucket]
+		from, to := group[0].a.start-3*time.Second, group[0].b.end+time.Second
+		replicas := map[string]bool{}
+		for _, o := range group {
+			fmt.Fprintf(&b, "  %s (bucket %d) for %v: %s; %s\n", o.a.key, bucket, o.by.Round(time.Millisecond), h.describeInterval(o.a), h.describeInterval(o.b))
+			replicas[o.a.replica], replicas[o.b.replica] = true, true
+			from, to = min(from, o.a.start-3*time.Second), max(to, o.b.end+time.Second)
+		}
+		fmt.Fprintf(&b, "    what the replicas recorded about bucket %d meanwhile:\n", bucket)
 		for _, e := range h.events {
-			if (e.Replica != o.a.replica && e.Replica != o.b.replica) || e.At < o.a.start-3*time.Second || e.At > o.b.end+time.Second {
+			if !replicas[e.Replica] || e.At < from || e.At > to {
 				continue
 			}
 			switch {
 			case e.Kind == record.HandedOver && e.Bucket == bucket:
-				fmt.Fprintf(&b, "      %s %s handed bucket %d over (%s) after draining %v, %d overran\n", h.at(e.At), e.Replica, bucket, e.Cause, e.Drain.Round(time.Millisecond), e.Overran)
-			case e.Kind == record.Held:
+				fmt.Fprintf(&b, "      %s %s handed it over (%s) after draining %v, %d overran\n", h.at(e.At), e.Replica, e.Cause, e.Drain.Round(time.Millisecond), e.Overran)
+			case e.Kind == record.Held && h.heldChanged(e, bucket):
 				fmt.Fprintf(&b, "      %s %s holds %v\n", h.at(e.At), e.Replica, e.Buckets)
 			}
 		}
 	}
 	return b.String()
+}
+
+// heldChanged reports whether the Held event e added or removed bucket from its replica's
+// holdings.
+func (h *harness) heldChanged(e record.Event, bucket int) bool {
+	before := holdings(h.events, []string{e.Replica}, e.At-1)[e.Replica]
+	return slices.Contains(before, bucket) != slices.Contains(e.Buckets, bucket)
 }
 
 func (h *harness) describeInterval(iv interval) string {

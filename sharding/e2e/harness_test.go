@@ -76,6 +76,7 @@ type harness struct {
 	procs  map[string]*proc
 	events []record.Event // every replica's, in the order read
 	deaths map[string]time.Duration
+	leases *leaseLog
 }
 
 // proc is one replica process and the proxy in front of its API server connection.
@@ -143,6 +144,7 @@ func newHarness(t *testing.T, tm timing, replicaArgs ...string) *harness {
 		h.objects[ns+"/"+name], h.final[ns+"/"+name] = cm, 1
 	}
 	t.Cleanup(h.cleanup)
+	h.watchLeases()
 	return h
 }
 
@@ -181,6 +183,9 @@ func (h *harness) launch(name string) *proc {
 		"-buckets", strconv.Itoa(h.buckets),
 		"-lease", h.tm.lease.String(), "-renew", h.tm.renew.String(), "-retry", h.tm.retry.String(),
 		"-work", h.tm.work.String(), "-stop-latency", h.tm.stop.String(),
+		// A worker per key: every key changed lately is in flight, so that a fault finds as
+		// many reconciles running as there are, and a new holder starts a bucket's keys at once.
+		"-workers", strconv.Itoa(len(h.final)),
 	}, h.replicaArgs...)
 	log, err := os.Create(filepath.Join(h.dir, name+".log"))
 	if err != nil {
@@ -368,6 +373,9 @@ func sortByStart(names []string, events []record.Event) {
 // cleanup kills what a failed scenario left running.
 func (h *harness) cleanup() {
 	h.stopUpdates()
+	if h.leases != nil {
+		h.leases.end()
+	}
 	for _, p := range h.procs {
 		select {
 		case <-p.exited:

@@ -35,15 +35,21 @@ type scenario struct {
 	run    func(h *harness)
 }
 
+// parallel reports whether the scenario runs side by side with the other parallel ones, after
+// the others: those with client-go's durations spend most of their time waiting out 15-second
+// Leases, while the sub-second ones test timing that a busy machine would disturb.
+func (sc scenario) parallel() bool { return sc.timing.lease >= 10*time.Second }
+
 var scenarios = []scenario{
 	{name: "control/unsharded", timing: fast, args: []string{"-unsharded"}, run: controlUnsharded},
 	{name: "steady", timing: fast, run: steady},
 	{name: "joins", timing: fast, run: joins},
 	{name: "graceful-exit", timing: fast, run: gracefulExit},
 	{name: "kill-9", timing: fast, run: kill9},
-	{name: "pause", timing: fast, run: pauses},
+	{name: "pause", timing: fast, args: []string{"-work", "1s"}, run: pauses},
 	{name: "pause-after-loss", timing: fast, run: pauseAfterLoss},
-	{name: "cut-off", timing: fast, run: cutOff},
+	{name: "requests-lost", timing: fast, run: requestsLost},
+	{name: "partition", timing: fast, run: partition},
 	{name: "slow-answers", timing: fast, args: []string{"-work", "1s"}, run: slowAnswers},
 	{name: "slow-then-recover", timing: fast, run: slowThenRecover},
 	{name: "graceful-exit", timing: defaults, run: gracefulExit},
@@ -58,6 +64,9 @@ func TestSharding(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			for _, sc := range scenarios {
 				t.Run(sc.timing.slug()+"/"+sc.name, func(t *testing.T) {
+					if sc.parallel() {
+						t.Parallel()
+					}
 					h := newHarness(t, sc.timing, append([]string{"-kind", kind}, sc.args...)...)
 					sc.run(h)
 				})
@@ -259,9 +268,9 @@ func pauses(h *harness) {
 	h.finish()
 }
 
-// pauseAfterLoss cuts a replica off until it reports losing its buckets, then pauses it with
-// SIGSTOP for half the hold window, right when its reconciles of the lost buckets are
-// returning.
+// pauseAfterLoss loses a replica's requests, so that its renewals fail while its watch still
+// brings changes to reconcile, until it reports losing buckets; then it pauses it with
+// SIGSTOP for half the hold window, while its reconciles of the lost buckets are returning.
 func pauseAfterLoss(h *harness) {
 	h.startAll(3)
 	h.updateEvery(updatePeriod)
@@ -269,26 +278,38 @@ func pauseAfterLoss(h *harness) {
 	victim := h.busiest()
 	before := len(lastHeld(h.events, victim.name, record.Now()))
 	cutAt := record.Now()
-	victim.proxy.Set(faultproxy.Refused)
+	victim.proxy.Set(faultproxy.LoseRequests)
 	h.waitFor(victim.name+" reports a loss", h.tm.lease+5*time.Second, func() bool {
 		return len(lastHeld(h.events, victim.name, record.Now())) < before
 	})
 	h.pause(victim, h.tm.window()/2)
-	h.t.Logf("%s cut off at %s, paused after its first loss", victim.name, h.at(cutAt))
+	h.t.Logf("%s's requests lost from %s, paused after its first loss", victim.name, h.at(cutAt))
 	h.run(h.tm.lease)
 	victim.proxy.Set(faultproxy.Open)
 	h.run(2 * time.Second)
 	h.finish()
 }
 
-// cutOff silences a replica's connection for three seconds, longer than LeaseDuration, and
-// then reconnects it.
-func cutOff(h *harness) {
+// requestsLost loses a replica's requests for longer than LeaseDuration, while the answers
+// and watch events already on their way still arrive, and then restores them.
+func requestsLost(h *harness) {
+	h.cutOff(faultproxy.LoseRequests)
+}
+
+// partition silences a replica's connection both ways for longer than LeaseDuration, then
+// reconnects it.
+func partition(h *harness) {
+	h.cutOff(faultproxy.Silent)
+}
+
+// cutOff puts the busiest replica's proxy in state for LeaseDuration and a second, then opens
+// it again.
+func (h *harness) cutOff(state faultproxy.State) {
 	h.startAll(3)
 	h.updateEvery(updatePeriod)
 	h.run(time.Second)
 	victim := h.busiest()
-	victim.proxy.Set(faultproxy.Silent)
+	victim.proxy.Set(state)
 	h.run(h.tm.lease + time.Second)
 	victim.proxy.Set(faultproxy.Open)
 	h.run(2 * time.Second)
@@ -306,9 +327,9 @@ func slowAnswers(h *harness) {
 	delay := h.tm.renew * 9 / 10
 	victim.proxy.SetDelay(0, delay)
 	h.t.Logf("%s's answers delayed by %v (drain budget %v, RenewDeadline %v)", victim.name, delay, h.tm.drainBudget(), h.tm.renew)
-	h.run(2*(delay+h.tm.retry) + h.tm.retry) // two renewals, late
+	h.run(delay + 2*h.tm.retry) // a renewal answered late, the next one on its way
 	victim.proxy.Set(faultproxy.LoseRequests)
-	h.run(h.tm.lease + h.tm.renew + delay)
+	h.run(h.tm.lease + h.tm.renew)
 	victim.proxy.SetDelay(0, 0)
 	victim.proxy.Set(faultproxy.Open)
 	h.run(2 * time.Second)
