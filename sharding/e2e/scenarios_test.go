@@ -116,6 +116,23 @@ func (h *harness) busiest() *proc {
 	return h.procs[best]
 }
 
+// begin starts three replicas, waits until they hold every bucket, starts the changes and
+// lets them run for warmup. It returns the busiest replica, the one a fault strikes.
+func (h *harness) begin(warmup time.Duration) *proc {
+	h.t.Helper()
+	h.startAll(3)
+	h.updateEvery(updatePeriod)
+	h.run(warmup)
+	return h.busiest()
+}
+
+// heal restores victim's connection, without delay, and lets the scenario go on for 2 s.
+func (h *harness) heal(victim *proc) {
+	victim.proxy.SetDelay(0, 0)
+	victim.proxy.Set(faultproxy.Open)
+	h.run(2 * time.Second)
+}
+
 // run lets the scenario go on for d: the length of a phase, not a wait for a condition.
 func (h *harness) run(d time.Duration) {
 	deadline := time.Now().Add(d)
@@ -202,17 +219,20 @@ func readyAt(events []record.Event, replica string) time.Duration {
 // gracefulExit stops the busiest of three replicas with SIGTERM and measures how soon the
 // others serve its buckets.
 func gracefulExit(h *harness) {
-	h.startAll(3)
-	h.updateEvery(updatePeriod)
-	h.run(2 * time.Second)
-	victim := h.busiest()
+	victim := h.begin(2 * time.Second)
 	buckets := lastHeld(h.events, victim.name, record.Now())
 	at := h.leave(victim)
 	h.measureServed("graceful hand-over", victim.name, buckets, at, 2*h.tm.lease+10*time.Second)
+	var drains []time.Duration
 	for _, e := range h.events {
-		if e.Kind == record.HandedOver && e.Replica == victim.name {
-			figure(h.t, fmt.Sprintf("drain of bucket %d (%s)", e.Bucket, e.Cause), "%v", e.Drain.Round(time.Millisecond))
+		if e.Kind == record.HandedOver && e.Replica == victim.name && e.Cause == "released" {
+			drains = append(drains, e.Drain)
 		}
+	}
+	if len(drains) > 0 {
+		slices.Sort(drains)
+		figure(h.t, "drain used per bucket", "median %v, most %v, of %d buckets (patience %v)",
+			drains[len(drains)/2].Round(time.Millisecond), drains[len(drains)-1].Round(time.Millisecond), len(drains), h.tm.lease)
 	}
 	h.run(time.Second)
 	h.finish()
@@ -221,10 +241,7 @@ func gracefulExit(h *harness) {
 // kill9 kills the busiest of three replicas with SIGKILL and measures how soon the others
 // serve its buckets.
 func kill9(h *harness) {
-	h.startAll(3)
-	h.updateEvery(updatePeriod)
-	h.run(2 * time.Second)
-	victim := h.busiest()
+	victim := h.begin(2 * time.Second)
 	buckets := lastHeld(h.events, victim.name, record.Now())
 	at := h.kill(victim)
 	h.measureServed("crash to served", victim.name, buckets, at, 3*h.tm.lease+10*time.Second)
@@ -257,9 +274,7 @@ func (h *harness) measureServed(what, gone string, buckets []int, at, limit time
 // pauses stops the busiest replica with SIGSTOP three times, each for 95% of the hold window:
 // shorter than the window, so within the package's assumptions.
 func pauses(h *harness) {
-	h.startAll(3)
-	h.updateEvery(updatePeriod)
-	h.run(time.Second)
+	h.begin(time.Second)
 	pause := h.tm.window() * 95 / 100
 	for range 3 {
 		h.pause(h.busiest(), pause)
@@ -272,10 +287,7 @@ func pauses(h *harness) {
 // brings changes to reconcile, until it reports losing buckets; then it pauses it with
 // SIGSTOP for half the hold window, while its reconciles of the lost buckets are returning.
 func pauseAfterLoss(h *harness) {
-	h.startAll(3)
-	h.updateEvery(updatePeriod)
-	h.run(time.Second)
-	victim := h.busiest()
+	victim := h.begin(time.Second)
 	before := len(lastHeld(h.events, victim.name, record.Now()))
 	cutAt := record.Now()
 	victim.proxy.Set(faultproxy.LoseRequests)
@@ -285,8 +297,7 @@ func pauseAfterLoss(h *harness) {
 	h.pause(victim, h.tm.window()/2)
 	h.t.Logf("%s's requests lost from %s, paused after its first loss", victim.name, h.at(cutAt))
 	h.run(h.tm.lease)
-	victim.proxy.Set(faultproxy.Open)
-	h.run(2 * time.Second)
+	h.heal(victim)
 	h.finish()
 }
 
@@ -305,14 +316,10 @@ func partition(h *harness) {
 // cutOff puts the busiest replica's proxy in state for LeaseDuration and a second, then opens
 // it again.
 func (h *harness) cutOff(state faultproxy.State) {
-	h.startAll(3)
-	h.updateEvery(updatePeriod)
-	h.run(time.Second)
-	victim := h.busiest()
+	victim := h.begin(time.Second)
 	victim.proxy.Set(state)
 	h.run(h.tm.lease + time.Second)
-	victim.proxy.Set(faultproxy.Open)
-	h.run(2 * time.Second)
+	h.heal(victim)
 	h.finish()
 }
 
@@ -320,19 +327,14 @@ func (h *harness) cutOff(state faultproxy.State) {
 // than the drain budget, so that its renewals succeed late, and then loses its requests:
 // the answers on their way still arrive, so its last renewal succeeds, late.
 func slowAnswers(h *harness) {
-	h.startAll(3)
-	h.updateEvery(updatePeriod)
-	h.run(time.Second)
-	victim := h.busiest()
+	victim := h.begin(time.Second)
 	delay := h.tm.renew * 9 / 10
 	victim.proxy.SetDelay(0, delay)
 	h.t.Logf("%s's answers delayed by %v (drain budget %v, RenewDeadline %v)", victim.name, delay, h.tm.drainBudget(), h.tm.renew)
 	h.run(delay + 2*h.tm.retry) // a renewal answered late, the next one on its way
 	victim.proxy.Set(faultproxy.LoseRequests)
 	h.run(h.tm.lease + h.tm.renew)
-	victim.proxy.SetDelay(0, 0)
-	victim.proxy.Set(faultproxy.Open)
-	h.run(2 * time.Second)
+	h.heal(victim)
 	h.finish()
 }
 
@@ -340,10 +342,7 @@ func slowAnswers(h *harness) {
 // succeed but its hold window lapses between them, stops the changes while they are slow, and
 // then lets it recover: every last change must still be reconciled.
 func slowThenRecover(h *harness) {
-	h.startAll(3)
-	h.updateEvery(updatePeriod)
-	h.run(time.Second)
-	victim := h.busiest()
+	victim := h.begin(time.Second)
 	victim.proxy.SetDelay(0, h.tm.renew*85/100)
 	h.run(3 * time.Second)
 	h.stopUpdates()
