@@ -100,11 +100,7 @@ func (h *harness) describeOverlaps(found []overlap) string {
 	var b strings.Builder
 	byBucket := make(map[int][]overlap)
 	var order []int
-	for i, o := range found {
-		if i == 10 {
-			fmt.Fprintf(&b, "  (%d more not shown)\n", len(found)-i)
-			break
-		}
+	for _, o := range found[:min(len(found), 10)] {
 		bucket := bucketOf(o.a.key, h.buckets)
 		if _, ok := byBucket[bucket]; !ok {
 			order = append(order, bucket)
@@ -132,6 +128,9 @@ func (h *harness) describeOverlaps(found []overlap) string {
 				fmt.Fprintf(&b, "      %s %s holds %v\n", h.at(e.At), e.Replica, e.Buckets)
 			}
 		}
+	}
+	if len(found) > 10 {
+		fmt.Fprintf(&b, "  (%d more not shown)\n", len(found)-10)
 	}
 	return b.String()
 }
