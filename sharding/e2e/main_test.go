@@ -15,8 +15,9 @@ import (
 )
 
 var (
-	keep         = flag.Bool("e2e.keep", false, "keep the run's directory (records, logs, etcd) and print its path")
-	featureGates = flag.String("e2e.feature-gates", "", "kube-apiserver's --feature-gates, e.g. CoordinatedLeaderElection=true (default: a cluster's defaults)")
+	keep          = flag.Bool("e2e.keep", false, "keep the run's directory (records, logs, etcd) and print its path")
+	featureGates  = flag.String("e2e.feature-gates", "", "kube-apiserver's --feature-gates, e.g. CoordinatedLeaderElection=true (default: a cluster's defaults)")
+	runtimeConfig = flag.String("e2e.runtime-config", "", "kube-apiserver's --runtime-config, e.g. coordination.k8s.io/v1beta1=true, which CoordinatedLeaderElection needs")
 )
 
 // env is what every scenario shares: the API server and the replica program, started by the
@@ -80,7 +81,7 @@ func setUp() error {
 		return err
 	}
 	built := time.Since(start)
-	env.cluster, err = cluster.Start(ctx, cluster.Options{Binary: kubeAPIServer, Dir: dir, FeatureGates: *featureGates})
+	env.cluster, err = cluster.Start(ctx, cluster.Options{Binary: kubeAPIServer, Dir: dir, FeatureGates: *featureGates, RuntimeConfig: *runtimeConfig})
 	if err != nil {
 		return err
 	}

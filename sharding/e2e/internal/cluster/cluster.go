@@ -35,6 +35,10 @@ type Options struct {
 	// FeatureGates is kube-apiserver's --feature-gates, e.g. "CoordinatedLeaderElection=true";
 	// empty keeps the defaults, as a cluster has them.
 	FeatureGates string
+	// RuntimeConfig is kube-apiserver's --runtime-config, e.g.
+	// "coordination.k8s.io/v1beta1=true", which CoordinatedLeaderElection needs; empty keeps
+	// the default APIs.
+	RuntimeConfig string
 }
 
 // Cluster is a running etcd and kube-apiserver.
@@ -126,6 +130,9 @@ func (c *Cluster) startAPIServer(o Options, etcdURL string) error {
 	}
 	if o.FeatureGates != "" {
 		args = append(args, "--feature-gates="+o.FeatureGates)
+	}
+	if o.RuntimeConfig != "" {
+		args = append(args, "--runtime-config="+o.RuntimeConfig)
 	}
 	log, err := os.Create(c.Log)
 	if err != nil {
