@@ -1,0 +1,175 @@
+package e2e
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/actorqueue/workqueue/sharding/e2e/internal/record"
+)
+
+// The checks run on records made up here, so that each is seen to catch what it is for and
+// to pass what it must pass. They need no API server.
+
+const ms = time.Millisecond
+
+func start(replica, key string, gen int, at time.Duration) record.Event {
+	return record.Event{Kind: record.Start, Replica: replica, Key: key, Gen: gen, At: at}
+}
+
+func end(replica, key string, gen int, at time.Duration, cancelled bool) record.Event {
+	return record.Event{Kind: record.End, Replica: replica, Key: key, Gen: gen, At: at, Cancelled: cancelled}
+}
+
+func held(replica string, at time.Duration, buckets ...int) record.Event {
+	return record.Event{Kind: record.Held, Replica: replica, At: at, Buckets: buckets}
+}
+
+func TestOverlaps(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		events []record.Event
+		deaths map[string]time.Duration
+		want   []time.Duration // the overlaps' lengths, in order
+	}{
+		{"one replica, one after the other", []record.Event{
+			start("a", "k", 1, 0), end("a", "k", 1, 10*ms, false), start("a", "k", 2, 10*ms), end("a", "k", 2, 20*ms, false),
+		}, nil, nil},
+		{"two replicas touching", []record.Event{
+			start("a", "k", 1, 0), end("a", "k", 1, 10*ms, false), start("b", "k", 2, 10*ms), end("b", "k", 2, 20*ms, false),
+		}, nil, nil},
+		{"two replicas, different keys at once", []record.Event{
+			start("a", "k", 1, 0), start("b", "j", 1, 0), end("a", "k", 1, 10*ms, false), end("b", "j", 1, 10*ms, false),
+		}, nil, nil},
+		{"two replicas overlapping by 3ms", []record.Event{
+			start("a", "k", 1, 0), start("b", "k", 2, 7*ms), end("a", "k", 1, 10*ms, true), end("b", "k", 2, 20*ms, false),
+		}, nil, []time.Duration{3 * ms}},
+		{"one inside the other", []record.Event{
+			start("a", "k", 1, 0), start("b", "k", 1, 2*ms), end("b", "k", 1, 5*ms, false), end("a", "k", 1, 10*ms, false),
+		}, nil, []time.Duration{3 * ms}},
+		{"a killed reconcile lasts until the death", []record.Event{
+			start("a", "k", 1, 0), start("b", "k", 1, 40*ms), end("b", "k", 1, 60*ms, false),
+		}, map[string]time.Duration{"a": 50 * ms}, []time.Duration{10 * ms}},
+		{"a killed reconcile ends at the death", []record.Event{
+			start("a", "k", 1, 0), start("b", "k", 1, 50*ms), end("b", "k", 1, 60*ms, false),
+		}, map[string]time.Duration{"a": 50 * ms}, nil},
+		{"three replicas", []record.Event{
+			start("a", "k", 1, 0), start("b", "k", 1, 5*ms), start("c", "k", 1, 8*ms),
+			end("a", "k", 1, 10*ms, false), end("b", "k", 1, 20*ms, false), end("c", "k", 1, 30*ms, false),
+		}, nil, []time.Duration{5 * ms, 2 * ms, 12 * ms}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ivs, err := intervals(tc.events, tc.deaths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []time.Duration
+			for _, o := range overlaps(ivs) {
+				got = append(got, o.by)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("overlaps %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestIntervalsRejectsMalformedRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		events []record.Event
+	}{
+		{"a key started twice on one replica", []record.Event{start("a", "k", 1, 0), start("a", "k", 2, ms)}},
+		{"an end without a start", []record.Event{end("a", "k", 1, ms, false)}},
+		{"a reconcile that never ended on a replica that did not die", []record.Event{start("a", "k", 1, 0)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := intervals(tc.events, nil); err == nil {
+				t.Error("no error")
+			}
+		})
+	}
+}
+
+func TestLost(t *testing.T) {
+	events := []record.Event{
+		start("a", "done", 3, 0), end("a", "done", 3, ms, false),
+		start("a", "stale", 1, 0), end("a", "stale", 1, ms, false),
+		start("a", "cancelled", 2, 0), end("a", "cancelled", 2, ms, true),
+		start("a", "killed", 2, 0),
+	}
+	final := map[string]int{"done": 3, "stale": 2, "cancelled": 2, "killed": 2, "never": 1}
+	if got, want := lost(events, final), []string{"cancelled", "killed", "never", "stale"}; !slices.Equal(got, want) {
+		t.Errorf("lost %v, want %v", got, want)
+	}
+}
+
+func TestBalancedSince(t *testing.T) {
+	replicas := []string{"a", "b"}
+	events := []record.Event{
+		held("a", 0, 0, 1, 2, 3),
+		held("b", 5*ms),
+		held("a", 10*ms, 0, 1, 2), // 3/0: not within one of 2
+		held("b", 20*ms, 3),       // 3/1, every bucket once: balanced
+		held("a", 30*ms, 0, 1),
+		held("b", 40*ms, 3, 2),
+	}
+	if at, ok := balancedSince(events, replicas, 4, 0); !ok || at != 20*ms {
+		t.Errorf("balancedSince(0) = %v, %v; want 20ms, true", at, ok)
+	}
+	if at, ok := balancedSince(events, replicas, 4, 25*ms); !ok || at != 25*ms {
+		t.Errorf("balancedSince(25ms) = %v, %v; want 25ms (balanced already), true", at, ok)
+	}
+	doubled := append(slices.Clone(events[:2]), held("b", 6*ms, 0, 1))
+	if _, ok := balancedSince(doubled, replicas, 4, 0); ok {
+		t.Error("balanced with buckets 0 and 1 held twice")
+	}
+	if _, ok := balancedSince(events[:3], replicas, 4, 0); ok {
+		t.Error("balanced with bucket 3 held by none")
+	}
+}
+
+func TestServed(t *testing.T) {
+	// Keys of buckets 0 and 1 of 2, found by hashing.
+	var k0, k1 string
+	for i := 0; k0 == "" || k1 == ""; i++ {
+		key := "ns/" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		if bucketOf(key, 2) == 0 && k0 == "" {
+			k0 = key
+		} else if bucketOf(key, 2) == 1 && k1 == "" {
+			k1 = key
+		}
+	}
+	events := []record.Event{
+		start("b", k0, 1, 5*ms),  // before the crash: not counted
+		start("a", k1, 1, 15*ms), // by the dead replica: not counted
+		start("b", k0, 1, 20*ms),
+		start("c", k0, 1, 30*ms),
+	}
+	got := served(events, "a", []int{0, 1}, 2, 10*ms)
+	if len(got) != 1 || got[0] != 20*ms {
+		t.Errorf("served = %v, want bucket 0 at 20ms only", got)
+	}
+}
+
+func TestEarlyTakeovers(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(1000, 0).Add(time.Duration(ms) * time.Millisecond) }
+	versions := []leaseVersion{
+		{bucket: 0, holder: "a", acquire: at(0), renew: at(0)},
+		{bucket: 1, holder: "a", acquire: at(0), renew: at(0)},
+		{bucket: 0, holder: "a", acquire: at(0), renew: at(500)},
+		{bucket: 0, holder: "b", acquire: at(2400), renew: at(2400)}, // 1.9 s after a's last renewal
+		{bucket: 1, holder: "a", acquire: at(0), renew: at(900)},
+		{bucket: 1, holder: "", acquire: at(1000), renew: at(1000)},  // released
+		{bucket: 1, holder: "c", acquire: at(1100), renew: at(1100)}, // not a takeover
+		{bucket: 1, holder: "b", acquire: at(2000), renew: at(2000)}, // 0.9 s after c's
+	}
+	all := takeovers(versions)
+	if len(all) != 2 || all[0].from != "a" || all[0].to != "b" || all[1].from != "c" {
+		t.Fatalf("takeovers %+v", all)
+	}
+	got := early(all, 1800*time.Millisecond)
+	if len(got) != 1 || got[0].bucket != 1 || got[0].acquired.Sub(got[0].renewed) != 900*time.Millisecond {
+		t.Errorf("early %+v, want bucket 1 taken 900ms after its last renewal", got)
+	}
+}

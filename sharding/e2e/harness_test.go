@@ -1,0 +1,393 @@
+package e2e
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/actorqueue/workqueue/sharding"
+	"github.com/actorqueue/workqueue/sharding/e2e/internal/faultproxy"
+	"github.com/actorqueue/workqueue/sharding/e2e/internal/record"
+)
+
+// timing is a set of Lease durations, with the reconciles' own times chosen for it.
+type timing struct {
+	name                string
+	lease, renew, retry time.Duration
+	// work is how long a reconcile works; stop, how long it takes to return once its
+	// bucket's context is done: within the drain budget, as the package requires.
+	work, stop time.Duration
+}
+
+// Reconciles take 70% of the drain budget to return once cancelled: within the package's
+// assumption, and late enough that a bucket context cancelled late shows.
+var (
+	// fast: sub-second retries, as the sharding module's example and benchmark use; drain
+	// budget 568 ms.
+	fast = timing{name: "2s/1s/250ms", lease: 2 * time.Second, renew: time.Second, retry: 250 * time.Millisecond,
+		work: 200 * time.Millisecond, stop: 400 * time.Millisecond}
+	// defaults: client-go's and Kubernetes' core components'; drain budget 1.636 s.
+	defaults = timing{name: "15s/10s/2s", lease: 15 * time.Second, renew: 10 * time.Second, retry: 2 * time.Second,
+		work: time.Second, stop: 1100 * time.Millisecond}
+)
+
+// window is the hold window, LeaseDuration/(1+MaxClockDrift), with the default drift.
+func (tm timing) window() time.Duration {
+	return time.Duration(float64(tm.lease) / (1 + sharding.DefaultMaxClockDrift))
+}
+
+// drainBudget is Config.DrainBudget: window − RenewDeadline − RetryPeriod.
+func (tm timing) drainBudget() time.Duration { return tm.window() - tm.renew - tm.retry }
+
+// harness runs one scenario: its namespace of ConfigMaps, its replicas, and their records.
+type harness struct {
+	t       *testing.T
+	tm      timing
+	ns      string
+	dir     string
+	buckets int
+	client  kubernetes.Interface
+	t0      time.Duration // record.Now() when the scenario began
+
+	replicaArgs []string // extra flags of every replica
+
+	objects map[string]*corev1.ConfigMap // by key, as last written
+	final   map[string]int               // generation last written, by key
+	updates struct {
+		stop chan struct{}
+		done chan struct{}
+	}
+
+	procs  map[string]*proc
+	events []record.Event // every replica's, in the order read
+	deaths map[string]time.Duration
+	leases *leaseLog
+}
+
+// proc is one replica process and the proxy in front of its API server connection.
+type proc struct {
+	name   string
+	cmd    *exec.Cmd
+	proxy  *faultproxy.Proxy
+	follow *record.Follower
+	exited chan struct{}
+	exitAt time.Duration // record.Now() once the process was reaped
+	err    error
+}
+
+const (
+	buckets       = 12
+	keysPerBucket = 4
+)
+
+// newHarness creates a namespace named after the test with keysPerBucket ConfigMaps in each
+// of the buckets, each at generation 1.
+func newHarness(t *testing.T, tm timing, replicaArgs ...string) *harness {
+	t.Helper()
+	needEnv(t)
+	cfg := env.cluster.Config("")
+	cfg.QPS, cfg.Burst = 1000, 1000 // client-go's default of 5 a second would pace the changes
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := "e2e-" + strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	ns = ns[:min(len(ns), 63)]
+	h := &harness{
+		t: t, tm: tm, ns: ns, buckets: buckets, client: client, t0: record.Now(),
+		dir:         filepath.Join(env.dir, ns),
+		replicaArgs: replicaArgs,
+		objects:     make(map[string]*corev1.ConfigMap),
+		final:       make(map[string]int),
+		procs:       make(map[string]*proc),
+		deaths:      make(map[string]time.Duration),
+	}
+	if err := os.MkdirAll(h.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	perBucket := make([]int, buckets)
+	for i, filled := 0, 0; filled < buckets; i++ {
+		name := fmt.Sprintf("cm-%03d", i)
+		b := bucketOf(ns+"/"+name, buckets)
+		if perBucket[b] == keysPerBucket {
+			continue
+		}
+		if perBucket[b]++; perBucket[b] == keysPerBucket {
+			filled++
+		}
+		cm, err := client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Data:       map[string]string{"gen": "1"},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.objects[ns+"/"+name], h.final[ns+"/"+name] = cm, 1
+	}
+	t.Cleanup(h.cleanup)
+	h.watchLeases()
+	return h
+}
+
+// at formats an instant relative to the scenario's start.
+func (h *harness) at(d time.Duration) string { return fmt.Sprintf("%.3fs", (d - h.t0).Seconds()) }
+
+// start starts a replica named name and waits until it reports ready.
+func (h *harness) start(name string) *proc {
+	h.t.Helper()
+	p := h.launch(name)
+	h.awaitReady(p)
+	return p
+}
+
+// awaitReady waits until each of ps reports ready.
+func (h *harness) awaitReady(ps ...*proc) {
+	h.t.Helper()
+	for _, p := range ps {
+		h.waitFor(p.name+" ready", 60*time.Second, func() bool {
+			return h.has(func(e record.Event) bool { return e.Replica == p.name && e.Kind == record.Ready })
+		})
+	}
+}
+
+// launch starts a replica named name.
+func (h *harness) launch(name string) *proc {
+	h.t.Helper()
+	proxy, err := faultproxy.Start(strings.TrimPrefix(env.cluster.URL, "https://"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	recordPath := filepath.Join(h.dir, name+".jsonl")
+	args := append([]string{
+		"-server", "https://" + proxy.Addr(), "-ca", env.cluster.CAFile, "-token", env.cluster.Token,
+		"-namespace", h.ns, "-identity", name, "-record", recordPath,
+		"-buckets", strconv.Itoa(h.buckets),
+		"-lease", h.tm.lease.String(), "-renew", h.tm.renew.String(), "-retry", h.tm.retry.String(),
+		"-work", h.tm.work.String(), "-stop-latency", h.tm.stop.String(),
+		// A worker per key: every key changed lately is in flight, so that a fault finds as
+		// many reconciles running as there are, and a new holder starts a bucket's keys at once.
+		"-workers", strconv.Itoa(len(h.final)),
+	}, h.replicaArgs...)
+	log, err := os.Create(filepath.Join(h.dir, name+".log"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cmd := exec.Command(env.replica, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	p := &proc{name: name, cmd: cmd, proxy: proxy, follow: record.Follow(recordPath), exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		p.exitAt = record.Now()
+		log.Close()
+		close(p.exited)
+	}()
+	h.procs[name] = p
+	return p
+}
+
+// poll reads the events the replicas appended since the last poll.
+func (h *harness) poll() {
+	for _, p := range h.procs {
+		events, err := p.follow.Next()
+		if err != nil {
+			h.t.Fatalf("reading %s's record: %v", p.name, err)
+		}
+		h.events = append(h.events, events...)
+	}
+}
+
+// has reports whether some event read so far satisfies match.
+func (h *harness) has(match func(record.Event) bool) bool {
+	for _, e := range h.events {
+		if match(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitFor polls the records until cond holds, and fails the test now if it does not within
+// timeout.
+func (h *harness) waitFor(what string, timeout time.Duration, cond func() bool) {
+	h.t.Helper()
+	if !h.await(timeout, cond) {
+		h.t.Fatalf("%s: not within %v", what, timeout)
+	}
+}
+
+// await polls the records until cond holds or timeout passes, and reports whether it held.
+func (h *harness) await(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		h.poll()
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		for _, p := range h.procs {
+			select {
+			case <-p.exited:
+				if _, dead := h.deaths[p.name]; !dead && p.err != nil {
+					h.t.Fatalf("%s exited: %v (see %s)", p.name, p.err, filepath.Join(h.dir, p.name+".log"))
+				}
+			default:
+			}
+		}
+		<-tick.C
+	}
+}
+
+// updateEvery starts changing one ConfigMap every period, round robin over shuffled keys,
+// until stopUpdates; every change raises its generation.
+func (h *harness) updateEvery(period time.Duration) {
+	keys := make([]string, 0, len(h.objects))
+	for key := range h.objects {
+		keys = append(keys, key)
+	}
+	rand.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	h.updates.stop, h.updates.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(h.updates.done)
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-h.updates.stop:
+				return
+			case <-tick.C:
+			}
+			key := keys[i%len(keys)]
+			cm := h.objects[key].DeepCopy()
+			cm.Data["gen"] = strconv.Itoa(h.final[key] + 1)
+			updated, err := h.client.CoreV1().ConfigMaps(h.ns).Update(context.Background(), cm, metav1.UpdateOptions{})
+			if err != nil {
+				h.t.Errorf("updating %s: %v", key, err)
+				return
+			}
+			h.objects[key], h.final[key] = updated, h.final[key]+1
+		}
+	}()
+}
+
+// stopUpdates stops the changes and waits until the last one is written.
+func (h *harness) stopUpdates() {
+	if h.updates.stop != nil {
+		close(h.updates.stop)
+		<-h.updates.done
+		h.updates.stop = nil
+	}
+}
+
+// kill sends SIGKILL to p and returns when; p's open reconciles end when it is reaped.
+func (h *harness) kill(p *proc) time.Duration {
+	at := record.Now()
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.exited
+	h.deaths[p.name] = p.exitAt
+	p.proxy.Close()
+	h.poll()
+	return at
+}
+
+// pause stops p with SIGSTOP for d, then continues it. d is the fault, not a wait for a
+// condition.
+func (h *harness) pause(p *proc, d time.Duration) {
+	p.cmd.Process.Signal(syscall.SIGSTOP)
+	time.Sleep(d)
+	p.cmd.Process.Signal(syscall.SIGCONT)
+}
+
+// leave sends SIGTERM to p and waits for it to hand its buckets back and exit 0.
+func (h *harness) leave(p *proc) time.Duration {
+	h.t.Helper()
+	at := record.Now()
+	p.cmd.Process.Signal(syscall.SIGCONT) // in case it was paused
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	limit := 2*h.tm.lease + 10*time.Second
+	select {
+	case <-p.exited:
+	case <-time.After(limit):
+		h.t.Errorf("%s did not exit within %v of SIGTERM; killing it", p.name, limit)
+		h.kill(p)
+		return at
+	}
+	if p.err != nil {
+		h.t.Errorf("%s exited: %v (see %s)", p.name, p.err, filepath.Join(h.dir, p.name+".log"))
+	}
+	h.deaths[p.name] = p.exitAt
+	p.proxy.Close()
+	h.poll()
+	return at
+}
+
+// live returns the names of the replicas still running, in start order.
+func (h *harness) live() []string {
+	var names []string
+	for name := range h.procs {
+		if _, dead := h.deaths[name]; !dead {
+			names = append(names, name)
+		}
+	}
+	sortByStart(names, h.events)
+	return names
+}
+
+// sortByStart sorts replica names by their Ready event.
+func sortByStart(names []string, events []record.Event) {
+	ready := make(map[string]time.Duration)
+	for _, e := range events {
+		if e.Kind == record.Ready {
+			ready[e.Replica] = e.At
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(ready[a], ready[b]) })
+}
+
+// cleanup kills what a failed scenario left running.
+func (h *harness) cleanup() {
+	h.stopUpdates()
+	if h.leases != nil {
+		h.leases.end()
+	}
+	for _, p := range h.procs {
+		select {
+		case <-p.exited:
+		default:
+			p.cmd.Process.Signal(syscall.SIGKILL)
+			<-p.exited
+		}
+		p.proxy.Close()
+	}
+	if h.t.Failed() && *keep {
+		h.t.Logf("records and logs: %s", h.dir)
+	} else if h.t.Failed() {
+		h.t.Logf("rerun with -e2e.keep to keep the records and logs")
+	}
+}

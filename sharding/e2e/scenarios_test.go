@@ -1,0 +1,352 @@
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/actorqueue/workqueue/sharding/e2e/internal/faultproxy"
+	"github.com/actorqueue/workqueue/sharding/e2e/internal/record"
+)
+
+// replicaKinds are the wirings of the replica program that every scenario runs with (its
+// -kind flag). A sharded controller-runtime controller, "controller-runtime", is to be added
+// here once the replica program implements it (issue 33).
+var replicaKinds = []string{"queue"}
+
+// balanceRetries is N in the balance promise these tests hold the sharder to: after the last
+// replica joins, every bucket is held and each replica holds within one of its fair share
+// within N RetryPeriods (5 s with 250 ms retries). A hand-over asked for by a joiner takes
+// about three RetryPeriods (the holder sees the request at its next renewal, drains, releases;
+// the joiner acquires at its next attempt); N leaves room for two rounds of them and a slow
+// machine.
+const balanceRetries = 20
+
+// updatePeriod is how often the harness changes one of the 48 ConfigMaps while a scenario
+// runs: 40 changes a second, each key about every 1.2 s.
+const updatePeriod = 25 * time.Millisecond
+
+// scenario is one run of replicas under one fault.
+type scenario struct {
+	name   string
+	timing timing
+	args   []string // extra replica flags
+	run    func(h *harness)
+}
+
+// parallel reports whether the scenario runs side by side with the other parallel ones, after
+// the others: those with client-go's durations spend most of their time waiting out 15-second
+// Leases, while the sub-second ones test timing that a busy machine would disturb.
+func (sc scenario) parallel() bool { return sc.timing.lease >= 10*time.Second }
+
+var scenarios = []scenario{
+	{name: "control/unsharded", timing: fast, args: []string{"-unsharded"}, run: controlUnsharded},
+	{name: "steady", timing: fast, run: steady},
+	{name: "joins", timing: fast, run: joins},
+	{name: "graceful-exit", timing: fast, run: gracefulExit},
+	{name: "kill-9", timing: fast, run: kill9},
+	{name: "pause", timing: fast, args: []string{"-work", "1s"}, run: pauses},
+	{name: "pause-after-loss", timing: fast, run: pauseAfterLoss},
+	{name: "requests-lost", timing: fast, run: requestsLost},
+	{name: "partition", timing: fast, run: partition},
+	{name: "slow-answers", timing: fast, args: []string{"-work", "1s"}, run: slowAnswers},
+	{name: "slow-then-recover", timing: fast, run: slowThenRecover},
+	{name: "graceful-exit", timing: defaults, run: gracefulExit},
+	{name: "kill-9", timing: defaults, run: kill9},
+	{name: "slow-answers", timing: defaults, args: []string{"-work", "5s"}, run: slowAnswers},
+}
+
+// TestSharding runs every scenario with every kind of replica, as
+// TestSharding/<kind>/<timing>/<scenario>: e.g. -run 'TestSharding/queue/2s-1s-250ms/kill-9$'.
+func TestSharding(t *testing.T) {
+	for _, kind := range replicaKinds {
+		t.Run(kind, func(t *testing.T) {
+			for _, sc := range scenarios {
+				t.Run(sc.timing.slug()+"/"+sc.name, func(t *testing.T) {
+					if sc.parallel() {
+						t.Parallel()
+					}
+					h := newHarness(t, sc.timing, append([]string{"-kind", kind}, sc.args...)...)
+					sc.run(h)
+				})
+			}
+		})
+	}
+}
+
+// slug is the timing's name as a test name element: "2s-1s-250ms".
+func (tm timing) slug() string {
+	return fmt.Sprintf("%v-%v-%v", tm.lease, tm.renew, tm.retry)
+}
+
+// startAll starts n replicas, r1 … rn, at once, and waits until they are ready and the
+// buckets are all held, each by one.
+func (h *harness) startAll(n int) []*proc {
+	h.t.Helper()
+	var ps []*proc
+	for i := 1; i <= n; i++ {
+		ps = append(ps, h.launch(fmt.Sprintf("r%d", i)))
+	}
+	h.awaitReady(ps...)
+	h.waitFor("every bucket held by one replica", 3*h.tm.lease+10*time.Second, h.covered)
+	return ps
+}
+
+// covered reports whether each bucket is held by exactly one live replica.
+func (h *harness) covered() bool {
+	held := h.heldBy()
+	for b := range h.buckets {
+		if len(held[b]) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// busiest returns the live replica that holds the most buckets.
+func (h *harness) busiest() *proc {
+	var best string
+	held := holdings(h.events, h.live(), record.Now())
+	for _, name := range h.live() {
+		if best == "" || len(held[name]) > len(held[best]) {
+			best = name
+		}
+	}
+	return h.procs[best]
+}
+
+// begin starts three replicas, waits until they hold every bucket, starts the changes and
+// lets them run for warmup. It returns the busiest replica, the one a fault strikes.
+func (h *harness) begin(warmup time.Duration) *proc {
+	h.t.Helper()
+	h.startAll(3)
+	h.updateEvery(updatePeriod)
+	h.run(warmup)
+	return h.busiest()
+}
+
+// heal restores victim's connection, without delay, and lets the scenario go on for 2 s.
+func (h *harness) heal(victim *proc) {
+	victim.proxy.SetDelay(0, 0)
+	victim.proxy.Set(faultproxy.Open)
+	h.run(2 * time.Second)
+}
+
+// run lets the scenario go on for d: the length of a phase, not a wait for a condition.
+func (h *harness) run(d time.Duration) {
+	deadline := time.Now().Add(d)
+	h.await(d, func() bool { return !time.Now().Before(deadline) })
+}
+
+// controlUnsharded runs two replicas that each process every key, without a sharder: the
+// checks must find overlaps, or they could not find them in the scenarios either.
+func controlUnsharded(h *harness) {
+	h.start("r1")
+	h.start("r2")
+	h.updateEvery(updatePeriod)
+	h.run(3 * time.Second)
+	h.stopUpdates()
+	for _, name := range h.live() {
+		h.leave(h.procs[name])
+	}
+	ivs, err := intervals(h.events, h.deaths)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	found := overlaps(ivs)
+	if len(found) == 0 {
+		h.t.Fatalf("two unsharded replicas made %d reconciles and the check found no overlap", len(ivs))
+	}
+	if keys := lost(h.events, h.final); len(keys) > 0 {
+		h.t.Errorf("unsharded replicas lost %d keys: %v", len(keys), keys)
+	}
+	h.t.Logf("control: %d overlaps found among %d reconciles, as expected", len(found), len(ivs))
+}
+
+// steady starts three replicas together and checks that they balance.
+func steady(h *harness) {
+	ps := h.startAll(3)
+	h.updateEvery(updatePeriod)
+	h.checkBalance(readyAt(h.events, ps[2].name))
+	h.run(3 * time.Second)
+	h.finish()
+}
+
+// joins starts one replica, lets it take every bucket, then adds two: the buckets must spread.
+func joins(h *harness) {
+	h.start("r1")
+	h.waitFor("r1 holds every bucket", 3*h.tm.lease+10*time.Second, h.covered)
+	h.updateEvery(updatePeriod)
+	h.run(time.Second)
+	h.start("r2")
+	last := h.start("r3")
+	h.checkBalance(readyAt(h.events, last.name))
+	h.run(2 * time.Second)
+	h.finish()
+}
+
+// checkBalance waits for the live replicas to balance and checks that they did within
+// balanceRetries RetryPeriods of since, by their records.
+func (h *harness) checkBalance(since time.Duration) {
+	h.t.Helper()
+	limit := balanceRetries * h.tm.retry
+	live := h.live()
+	h.await(limit+2*time.Second, func() bool {
+		_, ok := balancedSince(h.events, live, h.buckets, since)
+		return ok
+	})
+	at, ok := balancedSince(h.events, live, h.buckets, since)
+	if !ok || at-since > limit {
+		h.t.Errorf("balance: %d replicas not within one bucket of their share of %d within %d RetryPeriods (%v) of the last join; holdings then: %v",
+			len(live), h.buckets, balanceRetries, limit, holdings(h.events, live, since+limit))
+		figure(h.t, "balance after the last join", "not within %v", limit)
+		return
+	}
+	figure(h.t, "balance after the last join", "%v (%.1f RetryPeriods)", (at - since).Round(time.Millisecond), float64(at-since)/float64(h.tm.retry))
+}
+
+// readyAt returns when replica reported ready.
+func readyAt(events []record.Event, replica string) time.Duration {
+	for _, e := range events {
+		if e.Kind == record.Ready && e.Replica == replica {
+			return e.At
+		}
+	}
+	return 0
+}
+
+// gracefulExit stops the busiest of three replicas with SIGTERM and measures how soon the
+// others serve its buckets.
+func gracefulExit(h *harness) {
+	victim := h.begin(2 * time.Second)
+	buckets := lastHeld(h.events, victim.name, record.Now())
+	at := h.leave(victim)
+	h.measureServed("graceful hand-over", victim.name, buckets, at, 2*h.tm.lease+10*time.Second)
+	var drains []time.Duration
+	for _, e := range h.events {
+		if e.Kind == record.HandedOver && e.Replica == victim.name && e.Cause == "released" {
+			drains = append(drains, e.Drain)
+		}
+	}
+	if len(drains) > 0 {
+		slices.Sort(drains)
+		figure(h.t, "drain used per bucket", "median %v, most %v, of %d buckets (patience %v)",
+			drains[len(drains)/2].Round(time.Millisecond), drains[len(drains)-1].Round(time.Millisecond), len(drains), h.tm.lease)
+	}
+	h.run(time.Second)
+	h.finish()
+}
+
+// kill9 kills the busiest of three replicas with SIGKILL and measures how soon the others
+// serve its buckets.
+func kill9(h *harness) {
+	victim := h.begin(2 * time.Second)
+	buckets := lastHeld(h.events, victim.name, record.Now())
+	at := h.kill(victim)
+	h.measureServed("crash to served", victim.name, buckets, at, 3*h.tm.lease+10*time.Second)
+	h.run(time.Second)
+	h.finish()
+}
+
+// measureServed waits until replicas other than gone have reconciled a key of each of
+// buckets since at, and records the time to the first and to the last.
+func (h *harness) measureServed(what, gone string, buckets []int, at, limit time.Duration) {
+	h.t.Helper()
+	if len(buckets) == 0 {
+		h.t.Fatalf("%s held no bucket", gone)
+	}
+	ok := h.await(limit, func() bool { return len(served(h.events, gone, buckets, h.buckets, at)) == len(buckets) })
+	first := served(h.events, gone, buckets, h.buckets, at)
+	if !ok {
+		h.t.Errorf("%s: only %d of %s's %d buckets served by others within %v", what, len(first), gone, len(buckets), limit)
+		return
+	}
+	var times []time.Duration
+	for _, t := range first {
+		times = append(times, t-at)
+	}
+	slices.Sort(times)
+	figure(h.t, what+" (first bucket)", "%v", times[0].Round(time.Millisecond))
+	figure(h.t, what+" (all "+fmt.Sprint(len(buckets))+" buckets)", "%v", times[len(times)-1].Round(time.Millisecond))
+}
+
+// pauses stops the busiest replica with SIGSTOP three times, each for 95% of the hold window:
+// shorter than the window, so within the package's assumptions.
+func pauses(h *harness) {
+	h.begin(time.Second)
+	pause := h.tm.window() * 95 / 100
+	for range 3 {
+		h.pause(h.busiest(), pause)
+		h.run(2 * time.Second)
+	}
+	h.finish()
+}
+
+// pauseAfterLoss loses a replica's requests, so that its renewals fail while its watch still
+// brings changes to reconcile, until it reports losing buckets; then it pauses it with
+// SIGSTOP for half the hold window, while its reconciles of the lost buckets are returning.
+func pauseAfterLoss(h *harness) {
+	victim := h.begin(time.Second)
+	before := len(lastHeld(h.events, victim.name, record.Now()))
+	cutAt := record.Now()
+	victim.proxy.Set(faultproxy.LoseRequests)
+	h.waitFor(victim.name+" reports a loss", h.tm.lease+5*time.Second, func() bool {
+		return len(lastHeld(h.events, victim.name, record.Now())) < before
+	})
+	h.pause(victim, h.tm.window()/2)
+	h.t.Logf("%s's requests lost from %s, paused after its first loss", victim.name, h.at(cutAt))
+	h.run(h.tm.lease)
+	h.heal(victim)
+	h.finish()
+}
+
+// requestsLost loses a replica's requests for longer than LeaseDuration, while the answers
+// and watch events already on their way still arrive, and then restores them.
+func requestsLost(h *harness) {
+	h.cutOff(faultproxy.LoseRequests)
+}
+
+// partition silences a replica's connection both ways for longer than LeaseDuration, then
+// reconnects it.
+func partition(h *harness) {
+	h.cutOff(faultproxy.Silent)
+}
+
+// cutOff puts the busiest replica's proxy in state for LeaseDuration and a second, then opens
+// it again.
+func (h *harness) cutOff(state faultproxy.State) {
+	victim := h.begin(time.Second)
+	victim.proxy.Set(state)
+	h.run(h.tm.lease + time.Second)
+	h.heal(victim)
+	h.finish()
+}
+
+// slowAnswers delays the API server's answers to a replica by 90% of RenewDeadline, more
+// than the drain budget, so that its renewals succeed late, and then loses its requests:
+// the answers on their way still arrive, so its last renewal succeeds, late.
+func slowAnswers(h *harness) {
+	victim := h.begin(time.Second)
+	delay := h.tm.renew * 9 / 10
+	victim.proxy.SetDelay(0, delay)
+	h.t.Logf("%s's answers delayed by %v (drain budget %v, RenewDeadline %v)", victim.name, delay, h.tm.drainBudget(), h.tm.renew)
+	h.run(delay + 2*h.tm.retry) // a renewal answered late, the next one on its way
+	victim.proxy.Set(faultproxy.LoseRequests)
+	h.run(h.tm.lease + h.tm.renew)
+	h.heal(victim)
+	h.finish()
+}
+
+// slowThenRecover delays a replica's answers by 85% of RenewDeadline, so that its renewals
+// succeed but its hold window lapses between them, stops the changes while they are slow, and
+// then lets it recover: every last change must still be reconciled.
+func slowThenRecover(h *harness) {
+	victim := h.begin(time.Second)
+	victim.proxy.SetDelay(0, h.tm.renew*85/100)
+	h.run(3 * time.Second)
+	h.stopUpdates()
+	h.run(2 * time.Second)
+	victim.proxy.SetDelay(0, 0)
+	h.finish()
+}
