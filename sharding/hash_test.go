@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -16,6 +17,27 @@ func TestHashIsTheServers(t *testing.T) {
 	for _, v := range []string{"", "default", "kube-system", "9f0c2f2e-1b5e-4d8c-a1f3-6c1d7e2b9a10"} {
 		if got, want := strconv.FormatUint(Hash(v), 16), apisharding.HashField(v); padded(got) != want {
 			t.Errorf("Hash(%q) = %s, apimachinery's HashField = %s", v, padded(got), want)
+		}
+	}
+}
+
+// TestHashKeySpreadsKeysThatDifferAtTheEnd: the default hash spreads keys that differ only in
+// their last characters, as controllers' names often do, over every bucket, and no bucket gets
+// more than three times its share (FNV-1a alone put "default/cm-000" to "default/cm-099" in one
+// bucket of 12, and 1,000 such keys in 4).
+func TestHashKeySpreadsKeysThatDifferAtTheEnd(t *testing.T) {
+	for _, keys := range []int{100, 1000} {
+		for _, buckets := range []int{4, 12, 16} {
+			count := make([]int, buckets)
+			for i := range keys {
+				count[BucketOf(HashKey(fmt.Sprintf("default/cm-%03d", i)), buckets)]++
+			}
+			for b, n := range count {
+				if n == 0 || n > 3*keys/buckets {
+					t.Errorf("%d keys over %d buckets: bucket %d got %d (all: %v)", keys, buckets, b, n, count)
+					break
+				}
+			}
 		}
 	}
 }
