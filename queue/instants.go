@@ -6,7 +6,8 @@ import "time"
 // (see AddAt, Took and DoneAt); from then on every add must come with its instant. origin is
 // any instant before the first.
 func (s *State[T]) TrackInstants(origin time.Time) {
-	s.instants, s.origin = true, origin
+	s.instants = true
+	s.rel(origin)
 	if s.custom {
 		s.addedBy = make(map[T]time.Time)
 	}
@@ -24,10 +25,10 @@ func (s *State[T]) keepAdd(item T, at time.Time) {
 // It needs TrackInstants.
 func (s *State[T]) Took(item T, at time.Time) (added time.Time, ok bool) {
 	f, ok := s.processing[item]
-	if !ok || !f.started.IsZero() {
+	if !ok || f.started != none {
 		return added, false
 	}
-	added, f.added, f.started = f.added, time.Time{}, at
+	added, f.added, f.started = s.abs(f.added), none, s.rel(at)
 	s.processing[item] = f
 	return added, true
 }
@@ -37,8 +38,8 @@ func (s *State[T]) Took(item T, at time.Time) (added time.Time, ok bool) {
 // as client-go sums them. Items whose getters have not said so yet (see Took) are left out.
 func (s *State[T]) Unfinished(now time.Time) (total, longest float64) {
 	for _, f := range s.processing {
-		if !f.started.IsZero() {
-			age := now.Sub(f.started).Seconds()
+		if f.started != none {
+			age := now.Sub(s.abs(f.started)).Seconds()
 			total += age
 			longest = max(longest, age)
 		}

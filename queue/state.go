@@ -43,6 +43,7 @@
 package queue
 
 import (
+	"math"
 	"time"
 
 	"github.com/actorqueue/workqueue/internal/table"
@@ -80,27 +81,57 @@ type State[T comparable] struct {
 	// add in a ring beside it, in the same order, so that a take reads the ring's next entry and
 	// touches no map; a custom storage, which pops in an order of its own, keeps them in a map.
 	instants bool
-	origin   time.Time
 	addedAt  FIFO[time.Duration] // built-in FIFO: the add of each stored item, since origin
 	addedBy  map[T]time.Time     // custom storage: the add of each stored or re-added reserved item
+
+	// origin is the instant the others count from (see rel): given to TrackInstants, or else the
+	// first reservation's. An item in processing is a map value, and a reservation a ring entry,
+	// copied at every step: 8-byte offsets keep them small.
+	origin time.Time
 }
 
 // reservation is a reserved item, the instant it was reserved, and, when the state keeps
-// instants, the instant it was added.
+// instants, the instant it was added (offsets from the origin, see rel).
 type reservation[T any] struct {
 	item  T
-	at    time.Time
-	added time.Time
+	at    offset
+	added offset
 }
 
-// inFlight is what the machine knows of an item being processed. The instants after again
-// are kept only once TrackInstants is called.
+// inFlight is what the machine knows of an item being processed, its instants as offsets from
+// the origin (see rel). The instants after since are kept only once TrackInstants is called.
 type inFlight struct {
-	since   time.Time // when it was reserved: the start of its processing, or a little before
-	again   bool      // added again since: goes back into storage on Done
-	added   time.Time // when it was added, until its getter takes it (see Took)
-	started time.Time // when its getter took it; zero until then
-	readded time.Time // when it was added again, once again is set
+	since   offset // when it was reserved: the start of its processing, or a little before
+	added   offset // when it was added, until its getter takes it (see Took)
+	started offset // when its getter took it; none until then
+	readded offset // when it was added again, once again is set
+	again   bool   // added again since: goes back into storage on Done
+}
+
+// offset is an instant as the time since the state's origin, or none.
+type offset int64
+
+// none is the offset of no instant.
+const none offset = math.MinInt64
+
+// rel returns the offset of the instant t, none for the zero time. The first instant a state
+// without an origin is given becomes its origin.
+func (s *State[T]) rel(t time.Time) offset {
+	if t.IsZero() {
+		return none
+	}
+	if s.origin.IsZero() {
+		s.origin = t
+	}
+	return offset(t.Sub(s.origin))
+}
+
+// abs returns the instant of the offset o, the zero time for none.
+func (s *State[T]) abs(o offset) time.Time {
+	if o == none {
+		return time.Time{}
+	}
+	return s.origin.Add(time.Duration(o))
 }
 
 // New returns an empty machine that keeps waiting items in storage, or in a [FIFO] when storage
@@ -137,7 +168,7 @@ func (s *State[T]) AddAt(item T, at time.Time) bool {
 		if f.again {
 			return false // already due again
 		}
-		f.again, f.readded = true, at
+		f.again, f.readded = true, s.rel(at)
 		s.processing[item] = f
 		return true
 	}
@@ -201,7 +232,7 @@ func (s *State[T]) push(item T, ticket *uint32, at time.Time) {
 	*ticket = s.pushed
 	s.storage.Push(item)
 	if s.instants {
-		s.addedAt.Push(at.Sub(s.origin))
+		s.addedAt.Push(time.Duration(s.rel(at)))
 	}
 }
 
@@ -273,14 +304,14 @@ func (s *State[T]) Reserve(now time.Time) (item T, seq uint64, ok bool) {
 	if s.custom && item == item && !s.isWaiting(item) { // a NaN is never found: trust the storage
 		panic("workqueue: the queue's storage popped an item it was not holding")
 	}
-	r := reservation[T]{item: item, at: now}
+	r := reservation[T]{item: item, at: s.rel(now), added: none}
 	switch {
 	case !s.instants:
 	case s.custom:
-		r.added = s.addedBy[item]
+		r.added = s.rel(s.addedBy[item])
 		delete(s.addedBy, item)
 	default:
-		r.added = s.origin.Add(s.addedAt.Pop())
+		r.added = offset(s.addedAt.Pop())
 	}
 	s.reserved.Push(r)
 	seq = s.nextSeq
@@ -295,13 +326,13 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 		return item, false
 	}
 	r := s.reserved.Pop()
-	f := inFlight{since: r.at, added: r.added}
+	f := inFlight{since: r.at, added: r.added, started: none, readded: none}
 	if s.custom {
 		s.waiting.Delete(r.item)
 		_, f.again = s.readded[r.item]
 		delete(s.readded, r.item)
 		if f.again && s.instants {
-			f.readded = s.addedBy[r.item]
+			f.readded = s.rel(s.addedBy[r.item])
 			delete(s.addedBy, r.item)
 		}
 	} else {
@@ -330,13 +361,13 @@ func (s *State[T]) DoneAt(item T) (started time.Time, ok bool) {
 		return started, false
 	}
 	if f.again {
-		s.requeue(item, f.readded)
+		s.requeue(item, s.abs(f.readded))
 	}
 	delete(s.processing, item)
 	if s.grouped != nil {
 		s.grouped.Finished(item) // after requeue, which puts the item back into its own group
 	}
-	return f.started, true
+	return s.abs(f.started), true
 }
 
 // LiftLimits ends for good the limit of a [Grouped] storage on the items of one group in
@@ -400,8 +431,8 @@ func (s *State[T]) Requeued() int {
 func (s *State[T]) OldestSince() (time.Time, bool) {
 	var oldest time.Time
 	for _, f := range s.processing {
-		if oldest.IsZero() || f.since.Before(oldest) {
-			oldest = f.since
+		if since := s.abs(f.since); oldest.IsZero() || since.Before(oldest) {
+			oldest = since
 		}
 	}
 	return oldest, !oldest.IsZero()
