@@ -4,6 +4,7 @@ go 1.26.0
 
 replace (
 	github.com/actorqueue/workqueue => ../../
+	github.com/actorqueue/workqueue/controllerruntime => ../../controllerruntime
 	github.com/actorqueue/workqueue/sharding => ../
 )
 
@@ -172,7 +173,7 @@ require (
 	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
-	k8s.io/apiextensions-apiserver v0.0.0 // indirect
+	k8s.io/apiextensions-apiserver v0.37.0 // indirect
 	k8s.io/apiserver v0.37.2 // indirect
 	k8s.io/cloud-provider v0.37.2 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
