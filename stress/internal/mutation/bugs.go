@@ -33,7 +33,7 @@ var Bugs = []Bug{
 		Name:   "lost-readd",
 		Breaks: "an item added while processing is not processed again",
 		File:   "queue/state.go",
-		Edits:  []Edit{{"f.again, f.readded = true, at", "f.again, f.readded = false, at"}},
+		Edits:  []Edit{{"f.again, f.readded = true, s.rel(at)", "f.again, f.readded = false, s.rel(at)"}},
 	},
 	{
 		Name:   "early-drain",
