@@ -376,15 +376,15 @@ func (r *replica) reconcile(key string) {
 	}
 }
 
-// honoured reports whether a reconcile may still act under ctx: it is not cancelled and its
-// deadline, if it has one, is ahead by the clock (the timer that ends ctx runs late after a
-// pause; the clock does not).
+// honoured reports whether a reconcile may still act under ctx, as the package documentation
+// says to check right before a write: its context has not ended and, by the clock (the timer
+// that ends ctx runs late after a pause; the clock does not), the bucket is still held.
 func honoured(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	deadline, ok := ctx.Deadline()
-	return !ok || time.Now().Before(deadline)
+	deadline, ok := Fence(ctx)
+	return ok && time.Now().Before(deadline)
 }
 
 // write records a write of key by r, and fails the test if another replica has taken the key

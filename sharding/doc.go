@@ -6,8 +6,8 @@
 // LeaderElector per bucket. A [Queue] wraps any rate-limiting queue of package
 // github.com/actorqueue/workqueue and processes only the keys of the buckets this replica
 // holds: it drops the others' keys at Add, enqueues a bucket's keys (QueueConfig.Keys) when
-// it acquires the bucket, hands each key out with a context whose deadline is when its
-// reconcile must stop, stops handing a bucket's keys out the moment it gives the bucket up, and
+// it acquires the bucket, hands each key out with a context that ends when its reconcile must
+// begin to stop, stops handing a bucket's keys out the moment it gives the bucket up, and
 // then waits for those in processing. Only the queues' public API is used. Package crshard
 // does the same for controller-runtime controllers.
 //
@@ -33,25 +33,26 @@
 //     matter: a replica only measures durations on its own clock, and wall-clock times in the
 //     Leases are compared, never trusted (nor may they go backwards: a replica whose wall
 //     clock steps back keeps writing its last renewTime).
-//   - Reconciles honour their context. A reconcile writes nothing after its context
-//     ([Queue.Context]) is done, and each write it makes takes effect (is applied or fails)
-//     within [Config.DrainBudget] of its context's deadline, in real time. The way to meet it:
-//     right before each write, check the clock against the context's deadline (or use
-//     [Queue.Held] or [Fence]), and bound the write's latency by what is left. A check of
-//     ctx.Err() alone is not enough after a pause: the timer that ends the context runs when
-//     the process resumes, possibly after the check.
+//   - Reconciles honour their context. Each write a reconcile makes takes effect (is applied
+//     or fails) before the end of the bucket's hold window, in real time: the instant
+//     [Queue.Held] and [Fence] return. The way to meet it: right before each write, check
+//     Held or Fence and bound the write's latency by what is left; and stop when the context
+//     ([Queue.Context]) ends, which leaves [Config.DrainBudget] for the writes on their way and
+//     for returning. A check of ctx.Err() alone is not enough after a pause: the timer that
+//     ends the context runs when the process resumes, possibly after the check.
 //   - Pauses. A process pause (SIGSTOP, a GC pause, a stuck syscall, a stopped VM whose
 //     clock catches up when it resumes) of any length is harmless wherever it falls except
 //     between a reconcile's last check and its write taking effect: that interval counts
-//     against the drain budget above. Everywhere else, the monotonic clock has counted the
+//     against what the check left. Everywhere else, the monotonic clock has counted the
 //     pause, and every decision that keeps replicas apart reads it (none waits for a timer or
 //     for the elector's report). A machine that suspends (Linux's CLOCK_MONOTONIC stops
 //     during system suspend) or a VM whose clock does not catch up is a clock running slow:
 //     outside the clock-rate assumption.
 //
-// A reconcile that breaks them (writes after its deadline, or for longer than the drain
-// budget) may overlap the next holder's processing of its key: a hand-over that times out
-// reports the keys still in processing (Handover.Overran).
+// A reconcile that breaks them (a write that takes effect after the end of the hold window)
+// may overlap the next holder's processing of its key. A hand-over that times out reports the
+// keys still in processing (Handover.Overran): reconciles that ran on for more than the drain
+// budget after their context ended, or that a pause froze.
 //
 // # Timing
 //
@@ -65,24 +66,27 @@
 //
 //	S + LeaseDuration/(1+MaxClockDrift)     (the end of the hold window)
 //
-// A key's context has the deadline
+// A key's context ends at
 //
 //	end of the hold window − DrainBudget  =  S + RenewDeadline + RetryPeriod
 //
 // where DrainBudget = LeaseDuration/(1+MaxClockDrift) − RenewDeadline − RetryPeriod: 1.6 s
 // with client-go's defaults of 15 s, 10 s and 2 s and a drift of 0.1. New panics if it is
 // not positive. That is when client-go's elector reports the loss when answers are prompt;
-// when they are late, the deadline comes first, whatever the elector reports. A renewal
-// moves S, and so the deadline of the keys handed out after it; a key already out keeps its
-// deadline, so a reconcile gets at most RenewDeadline+RetryPeriod (about RenewDeadline when
-// the key comes out just before a renewal), and a longer one is cut short and must be
-// retried. Raise LeaseDuration relative to RenewDeadline for a larger budget, and both for
-// longer reconciles.
+// when they are late, the context ends first, whatever the elector reports. Every renewal
+// that changes the record moves S, and so the end of the context of every key in processing:
+// the context has no fixed deadline, and a reconcile of any length runs to its end while the
+// renewals keep up. They keep up while the record changes at least every RenewDeadline +
+// RetryPeriod, answer included: with RetryPeriod under a second the record changes once a
+// second (by the first renewal of each second of renewTime), so RenewDeadline must exceed
+// 1 s by a few round trips to the API server, or the contexts end now and then on a healthy
+// replica (the keys are then retried, below). With client-go's defaults every renewal
+// changes the record.
 //
-// When the renewals are late, so that the keys' deadline passes while the bucket is still
-// held, the Queue sets the bucket's keys aside instead of handing them out, and enqueues them
-// again once a renewal succeeds (or drops them if the bucket is lost; its next holder lists
-// them).
+// When the renewals are late, so that the keys' contexts end while the bucket is still held
+// (the tenure has lapsed), the Queue sets the bucket's keys aside instead of handing them out,
+// enqueues again at Done each key whose reconcile was cut short, and enqueues them all once a
+// renewal succeeds (or drops them if the bucket is lost; its next holder lists them).
 //
 // A replica that acquires a bucket hands its keys out at once: the previous holder stopped
 // at the end of its hold window, which closes before LeaseDuration has passed on the new
@@ -92,10 +96,10 @@
 // # Fencing
 //
 // Neither the context nor the Lease can stop a write already on its way. What a reconcile has
-// instead: its context's deadline, by which it must begin to stop, and [Queue.Held] (or
-// [Fence], on the context), which reads the clock and returns the end of the hold window,
-// moved by every renewal since: a write that takes effect before it cannot meet another
-// replica's processing of the key. Both are this replica's bounds, from its own clock and
+// instead: its context, whose end tells it to begin to stop, and [Queue.Held] (or [Fence], on
+// the context), which reads the clock and returns the end of the hold window, moved by every
+// renewal since: a write that takes effect before it cannot meet another replica's processing
+// of the key. Both are this replica's bounds, from its own clock and
 // the assumptions above; they cannot stop a write sent in time that the API server applies
 // late (bound the write's latency by what is left), and they do not fence the objects the
 // reconcile writes (no Lease can: for that, make the writes conditional on the object's

@@ -73,51 +73,6 @@ func TestHoldWindowCountsFromFirstWriteOfRecord(t *testing.T) {
 	})
 }
 
-// TestKeysDeadline checks the context Get hands out: its deadline is the drain budget before
-// the end of the hold window, a later renewal does not move it, and it ends on time on a
-// replica cut off from the API server, while client-go would report the loss only later.
-func TestKeysDeadline(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		o := newSolo(t)
-		defer o.close()
-		o.link.setLate(func() time.Duration { return 300 * time.Millisecond })
-		time.Sleep(10 * time.Second)
-		key, _ := o.queue.Get()
-		ctx := o.queue.Context(key)
-		deadline, ok := ctx.Deadline()
-		held, heldOK := o.queue.Held(key)
-		if !ok || !heldOK {
-			t.Fatalf("context deadline %v (%v), Held %v (%v): want both", deadline, ok, held, heldOK)
-		}
-		if budget := o.sharder.cfg.drainBudget(); held.Sub(deadline) != budget {
-			t.Errorf("Held's deadline is %v after the context's, want the drain budget %v", held.Sub(deadline), budget)
-		}
-		if left := time.Until(deadline); left <= 0 || left > o.sharder.cfg.RenewDeadline+o.sharder.cfg.RetryPeriod {
-			t.Errorf("context deadline in %v, want within RenewDeadline+RetryPeriod", left)
-		}
-		o.link.cut.Store(true)
-		<-ctx.Done()
-		if late := time.Since(deadline); late != 0 {
-			t.Errorf("context ended %v after its deadline", late)
-		}
-		if _, ok := o.queue.Held(key); !ok {
-			t.Error("Held false at the context's deadline: the hold window closes a drain budget later")
-		}
-		if got, ok := Fence(ctx); !ok || !got.Equal(held) {
-			t.Errorf("Fence(ctx) = %v, %v; want Held's %v, true", got, ok, held)
-		}
-		time.Sleep(time.Until(held))
-		if _, ok := o.queue.Held(key); ok {
-			t.Error("Held true at the end of the hold window")
-		}
-		if _, ok := Fence(ctx); ok {
-			t.Error("Fence true at the end of the hold window")
-		}
-		o.queue.Done(key)
-		o.link.cut.Store(false)
-	})
-}
-
 // TestHeldOnlyInProcessing checks Held and Fence for items and contexts that are not in
 // processing.
 func TestHeldOnlyInProcessing(t *testing.T) {

@@ -35,14 +35,15 @@ type QueueConfig[T comparable] struct {
 //   - Add, AddAfter and AddRateLimited drop an item whose bucket this replica does not hold,
 //     and count it (Metrics.KeyDropped, [Queue.Dropped]). [Queue.AddWith] does the same for
 //     any other way of adding of the wrapped queue.
-//   - Get hands out only items of buckets held now, each with a context whose deadline is the
-//     time the reconcile may run ([Queue.Context]). An item of a bucket lost since it was
+//   - Get hands out only items of buckets held now, each with a context that ends when the
+//     reconcile must begin to stop ([Queue.Context]). An item of a bucket lost since it was
 //     added is discarded there: Get calls Forget and Done on the wrapped queue and counts it.
 //     An item of a bucket whose renewals are late, so that its keys' deadline has passed
 //     (see the package documentation), is set aside and enqueued again once a renewal
 //     succeeds, or dropped if the bucket is lost.
 //   - Done ends the item's processing; a bucket being handed over waits for the Done of each of
-//     its items handed out (see the package documentation).
+//     its items handed out (see the package documentation). An item whose context ended while
+//     its bucket stayed held is enqueued again.
 //   - [Queue.Held] tells a reconcile, right before a write, whether and until when the
 //     replica still holds the item's bucket.
 //   - Len counts the discarded-to-be items too, until a Get reaches them, but not those set
@@ -242,29 +243,41 @@ func (q *Queue[T]) admit(item T) bool {
 }
 
 // Done marks item as processed. If its bucket is being handed over, the hand-over stops
-// waiting for it.
+// waiting for it. If the item's context ended while this replica still holds the bucket (its
+// renewals fell behind: see [Queue.Context]), Done enqueues the item again, so that it is
+// processed once they catch up, whatever the caller did about the cut: the cut was the
+// sharder's, not the item's.
 func (q *Queue[T]) Done(item T) {
 	q.mu.Lock()
 	h := q.processing[item]
 	delete(q.processing, item)
 	q.mu.Unlock()
+	if h != nil && h.tenure.cut(h.Context) {
+		q.inner.Add(item)
+	}
 	q.inner.Done(item)
 	if h != nil {
 		h.tenure.exit()
 	}
 }
 
-// Context returns the context of item, which Get handed out: pass it to the reconcile. Its
-// deadline is when the reconcile must begin to stop: the drain budget (Config.DrainBudget)
-// before the end of the hold window as it stood when Get handed the item out, so that a
-// reconcile that returns within the budget of its context's end is done before another
-// replica may take the bucket. It is also cancelled when this replica loses the bucket. A
-// renewal does not move the deadline of an item already handed out: a reconcile longer than
-// RenewDeadline+RetryPeriod is cut short, and the item must be retried. For an item not in
-// processing, it returns a cancelled context.
+// Context returns the context of item, which Get handed out: pass it to the reconcile. It ends
+// when the reconcile must begin to stop: once less than the drain budget (Config.DrainBudget)
+// is left of the bucket's hold window, as the latest renewal set it, so that a reconcile that
+// returns within the budget of its context's end is done before another replica may take the
+// bucket; or when this replica loses the bucket or hands it over. While the renewals succeed
+// on time, it stays open, however long the reconcile runs. It has no deadline (Deadline
+// reports none), since every renewal moves its end; [Queue.Held] and [Fence] return the end
+// of the hold window as it stands. For an item not in processing, it returns a cancelled
+// context.
 //
-// The context's cancellation is delivered by a timer, which runs late after a process pause:
-// right before a write, check the clock instead, with [Queue.Held] or [Fence].
+// A context that ends while the replica still holds the bucket (its renewals are late) is cut
+// short: Done enqueues the item again, and it is handed out once a renewal catches up. A
+// reconcile cut short by the bucket's loss or hand-over need not be retried here: the next
+// holder lists the key (QueueConfig.Keys).
+//
+// The context's end is delivered by a timer, which runs late after a process pause: right
+// before a write, check the clock instead, with [Queue.Held] or [Fence].
 func (q *Queue[T]) Context(item T) context.Context {
 	q.mu.Lock()
 	h := q.processing[item]
@@ -282,9 +295,10 @@ func (q *Queue[T]) Context(item T) context.Context {
 // give up unless the write will be applied, pauses included, well before deadline; ok is
 // false once deadline has passed, and for an item not handed out by Get or already done.
 //
-// The deadline is later than the item's context's by the drain budget, and moves with each
-// renewal. It is this replica's bound, from its own clock: it cannot see a write the API server
-// applies after it, nor a clock that runs faster than Config.MaxClockDrift allows.
+// The item's context ends the drain budget before the deadline, as it stands then; the deadline
+// moves with each renewal. It is this replica's bound, from its own clock: it cannot see a
+// write the API server applies after it, nor a clock that runs faster than
+// Config.MaxClockDrift allows.
 func (q *Queue[T]) Held(item T) (deadline time.Time, ok bool) {
 	q.mu.Lock()
 	h := q.processing[item]

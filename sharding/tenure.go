@@ -14,11 +14,11 @@ import (
 // for a timer or for the elector's report, which a paused process delivers late.
 type tenure struct {
 	bucket int
-	// ctx is cancelled when the bucket is lost, when a graceful hand-over runs out of time,
-	// and when the sharder halts, so that reconciles can stop early.
-	ctx    context.Context
-	cancel context.CancelFunc
-	lock   *lock
+	// ctx is cancelled (by cancel) when the bucket is lost, when a graceful hand-over runs out
+	// of time, and when the sharder halts, so that reconciles can stop early.
+	ctx       context.Context
+	cancelCtx context.CancelFunc
+	lock      *lock
 	// budget is how long before the hold window's end the keys' contexts end: the time a
 	// reconcile has to stop once its context is done (Config.DrainBudget).
 	budget time.Duration
@@ -27,24 +27,38 @@ type tenure struct {
 	ending   bool
 	inFlight int
 	drained  chan struct{} // closed once ending and inFlight == 0
-	// keys is the context of the keys handed out while the deadline was keysEnd; a renewal
-	// that moves the deadline starts another, and the keys already out keep theirs.
-	keys        context.Context
-	keysEnd     time.Time
-	releaseKeys context.CancelFunc // of keys; its deadline or cancel releases it anyway
+	// keys is the context of the keys handed out since the tenure last lapsed, nil while it
+	// has lapsed. It ends once the clock passes the keys' deadline as the latest renewal set
+	// it, or with ctx: alarm runs check at that deadline and re-arms while renewals move it.
+	// A fixed deadline per key would cut reconciles short on a healthy replica, since the
+	// hold window moves only once a second (see lock.go).
+	keys    context.Context
+	endKeys context.CancelFunc
+	alarm   *time.Timer // nil until the first key; stopped by cancel
 }
 
 func newTenure(bucket int, l *lock, budget time.Duration) *tenure {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &tenure{bucket: bucket, ctx: ctx, cancel: cancel, lock: l, budget: budget, drained: make(chan struct{})}
+	return &tenure{bucket: bucket, ctx: ctx, cancelCtx: cancel, lock: l, budget: budget, drained: make(chan struct{})}
+}
+
+// cancel ends the tenure's context, and so every key's, and stops the alarm.
+func (t *tenure) cancel() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cancelCtx()
+	if t.alarm != nil {
+		t.alarm.Stop()
+	}
+	t.keys = nil
 }
 
 // holdUntil is the end of the hold window: from then on another replica may acquire the bucket.
 func (t *tenure) holdUntil() time.Time { return t.lock.holdUntil() }
 
-// keysDeadline is the deadline of the keys handed out now: the drain budget before the end of
-// the hold window, so that a reconcile that stops within the budget of its context's end has
-// stopped before another replica may take the bucket.
+// keysDeadline is when the keys' context ends unless a renewal moves it: the drain budget
+// before the end of the hold window, so that a reconcile that stops within the budget of its
+// context's end has stopped before another replica may take the bucket.
 func (t *tenure) keysDeadline() time.Time { return t.holdUntil().Add(-t.budget) }
 
 // accepting reports whether the tenure still takes keys.
@@ -61,15 +75,44 @@ func (t *tenure) enter(now time.Time) (context.Context, bool) {
 	deadline := t.keysDeadline()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ending || !now.Before(deadline) {
+	if t.ending || t.ctx.Err() != nil || !now.Before(deadline) {
 		return nil, false
 	}
-	if !t.keysEnd.Equal(deadline) {
-		t.keys, t.releaseKeys = context.WithDeadline(t.ctx, deadline)
-		t.keysEnd = deadline
+	if t.keys == nil {
+		t.keys, t.endKeys = context.WithCancel(t.ctx)
+		if t.alarm == nil {
+			t.alarm = time.AfterFunc(deadline.Sub(now), t.check)
+		} else {
+			t.alarm.Reset(deadline.Sub(now))
+		}
 	}
 	t.inFlight++
 	return t.keys, true
+}
+
+// check ends the keys' context if their deadline has passed, and otherwise re-arms the alarm
+// for the deadline a renewal has set since. The alarm runs it.
+func (t *tenure) check() {
+	deadline := t.keysDeadline()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.keys == nil {
+		return // lapsed already, or cancelled
+	}
+	if now := time.Now(); now.Before(deadline) {
+		t.alarm.Reset(deadline.Sub(now))
+		return
+	}
+	t.endKeys()
+	t.keys = nil
+}
+
+// cut reports whether keys, a context enter returned, has ended while the tenure still takes
+// keys: the tenure lapsed, and its keys are the replica's to process again.
+func (t *tenure) cut(keys context.Context) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.ending && keys.Err() != nil
 }
 
 // lapsed reports whether the tenure still takes keys but their deadline has passed at now.

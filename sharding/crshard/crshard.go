@@ -95,9 +95,10 @@ func (sh *Shard[T]) Queue() *Queue[T] { return sh.queue.Load() }
 var errNotStarted = errors.New("sharding: crshard: reconcile before the Shard's queue was made")
 
 // Reconciler wraps r so that the context of each Reconcile also ends when the key's context
-// from the queue ends ([sharding.Queue.Context]): at its deadline, which the context also
-// carries, or when the bucket is lost. [sharding.Fence] works on it. A request that the queue
-// has not handed out gets a cancelled context, and before the queue exists, an error.
+// from the queue ends ([sharding.Queue.Context]): when the bucket's renewals fall behind by
+// more than the drain budget, or when the bucket is lost or handed over. [sharding.Fence]
+// works on it. A request that the queue has not handed out gets a cancelled context, and
+// before the queue exists, an error.
 func (sh *Shard[T]) Reconciler(r reconcile.TypedReconciler[T]) reconcile.TypedReconciler[T] {
 	return reconcile.TypedFunc[T](func(ctx context.Context, item T) (reconcile.Result, error) {
 		q := sh.queue.Load()
@@ -110,16 +111,10 @@ func (sh *Shard[T]) Reconciler(r reconcile.TypedReconciler[T]) reconcile.TypedRe
 	})
 }
 
-// join returns a context derived from parent that also ends when key ends, with key's
-// deadline, and whose values are parent's and then key's.
+// join returns a context derived from parent that also ends when key ends, and whose values
+// are parent's and then key's. (A key's context has no deadline: renewals move its end.)
 func join(parent, key context.Context) (context.Context, context.CancelFunc) {
-	var ctx context.Context
-	var cancel context.CancelFunc
-	if deadline, ok := key.Deadline(); ok {
-		ctx, cancel = context.WithDeadline(parent, deadline)
-	} else {
-		ctx, cancel = context.WithCancel(parent)
-	}
+	ctx, cancel := context.WithCancel(parent)
 	stop := context.AfterFunc(key, cancel)
 	return joined{Context: ctx, key: key}, func() {
 		stop()

@@ -23,9 +23,11 @@
 //     another queue, AddWithOpts falls back to the plain methods, as controller-runtime's own
 //     wrapper does.
 //   - The reconciler ([Shard.Reconciler]) gets a context that also ends with the key's
-//     context from the sharded queue: at its deadline, the drain budget before the bucket's
-//     hold window closes, or when the bucket is lost. [sharding.Fence] of that context tells
-//     it, right before a write, whether and until when the bucket is still held.
+//     context from the sharded queue: when less than the drain budget is left of the
+//     bucket's hold window (renewals keep moving it on), or when the bucket is lost or
+//     handed over. [sharding.Fence] of that context tells it, right before a write, whether
+//     and until when the bucket is still held. A reconcile cut short while the bucket stays
+//     held is retried by the queue once the renewals catch up, whatever it returned.
 //
 // Run the manager without leader election for the sharded controllers (or set their
 // NeedLeaderElection to false): the buckets' Leases are the election.

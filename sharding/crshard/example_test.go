@@ -70,7 +70,7 @@ func Example() {
 			reconciling[req.String()] = id
 			mu.Unlock()
 
-			// ... read and compute under ctx, whose deadline is this replica's to stop by;
+			// ... read and compute under ctx, which ends when this replica must stop;
 			// then, right before writing, make sure the bucket is still held for a while:
 			deadline, held := sharding.Fence(ctx)
 			mayWrite := held && time.Until(deadline) > 100*time.Millisecond

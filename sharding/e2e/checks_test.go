@@ -15,19 +15,37 @@ import (
 // show, on records made up for the purpose, that each one catches what it is for.
 
 // interval is one reconcile: from its Start to its End, or to its replica's death if it has
-// no End (killed mid-reconcile).
+// no End (killed mid-reconcile), and the writes it made.
+//
+// What the package promises is about writes: a reconcile, from the Get that handed the key out
+// to its last write, does not overlap another replica's. So a reconcile's span, which the
+// overlap check compares, runs from its Start to its last Write, and is only its Start if it
+// wrote nothing: a reconcile that a pause froze after its last write, or that stopped without
+// writing, may end after another replica took the key, harmlessly; but another replica taking
+// the key between this one's Start and a later write of this one is an overlap.
 type interval struct {
 	replica    string
 	key        string
 	gen        int
 	start, end time.Duration
-	cancelled  bool // its context was done: it did not complete
+	lastWrite  time.Duration // the last Write's instant, if wrote
+	wrote      bool
+	cancelled  bool // it stopped before completing its work
 	open       bool // no End: it ran until its replica died
 }
 
-// intervals pairs each replica's Start and End events per key. deaths gives when each killed
-// replica was seen dead; a Start without an End on another replica is an error, as is a Start
-// while the same replica has the key open (a queue handing one key out twice).
+// spanEnd is when the reconcile's span ends: its last write, or its start if it wrote nothing.
+func (iv interval) spanEnd() time.Duration {
+	if iv.wrote {
+		return iv.lastWrite
+	}
+	return iv.start
+}
+
+// intervals pairs each replica's Start, Write and End events per key. deaths gives when each
+// killed replica was seen dead; a Start without an End on another replica is an error, as is a
+// Start while the same replica has the key open (a queue handing one key out twice), or a
+// Write or an End outside a reconcile.
 func intervals(events []record.Event, deaths map[string]time.Duration) ([]interval, error) {
 	type slot struct{ replica, key string }
 	openAt := make(map[slot]interval)
@@ -40,6 +58,13 @@ func intervals(events []record.Event, deaths map[string]time.Duration) ([]interv
 				return nil, fmt.Errorf("%s started %s at %v while reconciling it since %v", e.Replica, e.Key, e.At, prev.start)
 			}
 			openAt[s] = interval{replica: e.Replica, key: e.Key, gen: e.Gen, start: e.At}
+		case record.Write:
+			iv, ok := openAt[s]
+			if !ok {
+				return nil, fmt.Errorf("%s wrote %s at %v outside a reconcile of it", e.Replica, e.Key, e.At)
+			}
+			iv.lastWrite, iv.wrote = e.At, true
+			openAt[s] = iv
 		case record.End:
 			iv, ok := openAt[s]
 			if !ok {
@@ -64,11 +89,12 @@ func intervals(events []record.Event, deaths map[string]time.Duration) ([]interv
 // overlap is two replicas reconciling one key at once.
 type overlap struct {
 	a, b interval      // a started first
-	by   time.Duration // how long both ran
+	by   time.Duration // how long both spans ran, or how long a wrote on after b started if b wrote nothing
 }
 
-// overlaps returns every pair of intervals of one key, on different replicas, that intersect.
-// Touching intervals (one ends when the other starts) do not.
+// overlaps returns every pair of reconciles of one key, on different replicas, whose spans
+// (see interval) intersect: the later one started before the earlier one's last write.
+// Touching spans (a last write at the instant the other starts) do not.
 func overlaps(ivs []interval) []overlap {
 	byKey := make(map[string][]interval)
 	for _, iv := range ivs {
@@ -79,11 +105,15 @@ func overlaps(ivs []interval) []overlap {
 		sort.Slice(list, func(i, j int) bool { return list[i].start < list[j].start })
 		for i, a := range list {
 			for _, b := range list[i+1:] {
-				if b.start >= a.end {
-					break // sorted by start: no later one starts before a ends either
+				if b.start >= a.spanEnd() {
+					break // sorted by start: no later one starts before a's span ends either
 				}
 				if a.replica != b.replica {
-					out = append(out, overlap{a: a, b: b, by: min(a.end, b.end) - b.start})
+					end := a.spanEnd()
+					if b.wrote {
+						end = min(end, b.spanEnd())
+					}
+					out = append(out, overlap{a: a, b: b, by: end - b.start})
 				}
 			}
 		}
@@ -196,3 +226,34 @@ func lastHeld(events []record.Event, replica string, at time.Duration) []int {
 
 // bucketOf is the bucket of a key, as the replicas' queues compute it.
 func bucketOf(key string, buckets int) int { return sharding.BucketOf(sharding.HashKey(key), buckets) }
+
+// pause is one SIGSTOP of a replica: stopped at from, continued at to.
+type pause struct {
+	replica  string
+	from, to time.Duration
+}
+
+// overruns returns the hand-overs that found reconciles still running at the end of the
+// bucket's hold window (Handover.Overran), split into those that no pause of their replica
+// explains and those that one does. The contexts of a bucket's reconciles end the drain
+// budget before the window does, and each returns within its stop latency, less than the
+// budget: a reconcile still running then means its context ended too late, unless the
+// replica was stopped during that budget, freezing the reconcile (frozen, it writes nothing:
+// the overlap check, on the writes, still holds it to the promise). The hand-over is recorded
+// at the end of the window, or when the replica resumed if the pause spanned it.
+func overruns(events []record.Event, pauses []pause, budget time.Duration) (unexplained, explained []record.Event) {
+	for _, e := range events {
+		if e.Kind != record.HandedOver || e.Overran == 0 {
+			continue
+		}
+		frozen := slices.ContainsFunc(pauses, func(p pause) bool {
+			return p.replica == e.Replica && p.from < e.At && p.to > e.At-budget
+		})
+		if frozen {
+			explained = append(explained, e)
+		} else {
+			unexplained = append(unexplained, e)
+		}
+	}
+	return unexplained, explained
+}

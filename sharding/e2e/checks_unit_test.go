@@ -25,6 +25,10 @@ func held(replica string, at time.Duration, buckets ...int) record.Event {
 	return record.Event{Kind: record.Held, Replica: replica, At: at, Buckets: buckets}
 }
 
+func write(replica, key string, at time.Duration) record.Event {
+	return record.Event{Kind: record.Write, Replica: replica, Key: key, At: at}
+}
+
 func TestOverlaps(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -33,29 +37,48 @@ func TestOverlaps(t *testing.T) {
 		want   []time.Duration // the overlaps' lengths, in order
 	}{
 		{"one replica, one after the other", []record.Event{
-			start("a", "k", 1, 0), end("a", "k", 1, 10*ms, false), start("a", "k", 2, 10*ms), end("a", "k", 2, 20*ms, false),
+			start("a", "k", 1, 0), write("a", "k", 10*ms), end("a", "k", 1, 10*ms, false),
+			start("a", "k", 2, 10*ms), write("a", "k", 20*ms), end("a", "k", 2, 20*ms, false),
 		}, nil, nil},
 		{"two replicas touching", []record.Event{
-			start("a", "k", 1, 0), end("a", "k", 1, 10*ms, false), start("b", "k", 2, 10*ms), end("b", "k", 2, 20*ms, false),
+			start("a", "k", 1, 0), write("a", "k", 10*ms), end("a", "k", 1, 10*ms, false),
+			start("b", "k", 2, 10*ms), write("b", "k", 20*ms), end("b", "k", 2, 20*ms, false),
 		}, nil, nil},
 		{"two replicas, different keys at once", []record.Event{
-			start("a", "k", 1, 0), start("b", "j", 1, 0), end("a", "k", 1, 10*ms, false), end("b", "j", 1, 10*ms, false),
+			start("a", "k", 1, 0), start("b", "j", 1, 0), write("a", "k", 10*ms), write("b", "j", 10*ms),
+			end("a", "k", 1, 10*ms, false), end("b", "j", 1, 10*ms, false),
 		}, nil, nil},
-		{"two replicas overlapping by 3ms", []record.Event{
-			start("a", "k", 1, 0), start("b", "k", 2, 7*ms), end("a", "k", 1, 10*ms, true), end("b", "k", 2, 20*ms, false),
+		{"the later one starts before the earlier one's last write", []record.Event{
+			start("a", "k", 1, 0), write("a", "k", 5*ms), start("b", "k", 2, 7*ms), write("a", "k", 10*ms),
+			end("a", "k", 1, 10*ms, false), write("b", "k", 20*ms), end("b", "k", 2, 20*ms, false),
 		}, nil, []time.Duration{3 * ms}},
 		{"one inside the other", []record.Event{
-			start("a", "k", 1, 0), start("b", "k", 1, 2*ms), end("b", "k", 1, 5*ms, false), end("a", "k", 1, 10*ms, false),
+			start("a", "k", 1, 0), start("b", "k", 1, 2*ms), write("b", "k", 5*ms), end("b", "k", 1, 5*ms, false),
+			write("a", "k", 10*ms), end("a", "k", 1, 10*ms, false),
 		}, nil, []time.Duration{3 * ms}},
-		{"a killed reconcile lasts until the death", []record.Event{
-			start("a", "k", 1, 0), start("b", "k", 1, 40*ms), end("b", "k", 1, 60*ms, false),
-		}, map[string]time.Duration{"a": 50 * ms}, []time.Duration{10 * ms}},
-		{"a killed reconcile ends at the death", []record.Event{
-			start("a", "k", 1, 0), start("b", "k", 1, 50*ms), end("b", "k", 1, 60*ms, false),
+		{"a reconcile that wrote nothing, started inside another's span", []record.Event{
+			start("a", "k", 1, 0), start("b", "k", 1, 4*ms), end("b", "k", 1, 5*ms, true),
+			write("a", "k", 10*ms), end("a", "k", 1, 10*ms, false),
+		}, nil, []time.Duration{6 * ms}},
+		{"a reconcile that ends, frozen, after another started, having written before", []record.Event{
+			start("a", "k", 1, 0), write("a", "k", 3*ms), start("b", "k", 2, 5*ms), write("b", "k", 8*ms),
+			end("b", "k", 2, 8*ms, false), end("a", "k", 1, 20*ms, true),
+		}, nil, nil},
+		{"a reconcile that wrote nothing and ends after another started", []record.Event{
+			start("a", "k", 1, 0), start("b", "k", 2, 5*ms), write("b", "k", 8*ms), end("b", "k", 2, 8*ms, false),
+			end("a", "k", 1, 20*ms, true),
+		}, nil, nil},
+		{"a killed reconcile's writes count until its death", []record.Event{
+			start("a", "k", 1, 0), write("a", "k", 45*ms), start("b", "k", 1, 40*ms), write("b", "k", 60*ms), end("b", "k", 1, 60*ms, false),
+		}, map[string]time.Duration{"a": 50 * ms}, []time.Duration{5 * ms}},
+		{"a killed reconcile whose last write came before the other started", []record.Event{
+			start("a", "k", 1, 0), write("a", "k", 30*ms), start("b", "k", 1, 40*ms), write("b", "k", 60*ms), end("b", "k", 1, 60*ms, false),
 		}, map[string]time.Duration{"a": 50 * ms}, nil},
 		{"three replicas", []record.Event{
 			start("a", "k", 1, 0), start("b", "k", 1, 5*ms), start("c", "k", 1, 8*ms),
-			end("a", "k", 1, 10*ms, false), end("b", "k", 1, 20*ms, false), end("c", "k", 1, 30*ms, false),
+			write("a", "k", 10*ms), end("a", "k", 1, 10*ms, false),
+			write("b", "k", 20*ms), end("b", "k", 1, 20*ms, false),
+			write("c", "k", 30*ms), end("c", "k", 1, 30*ms, false),
 		}, nil, []time.Duration{5 * ms, 2 * ms, 12 * ms}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,6 +104,7 @@ func TestIntervalsRejectsMalformedRecords(t *testing.T) {
 	}{
 		{"a key started twice on one replica", []record.Event{start("a", "k", 1, 0), start("a", "k", 2, ms)}},
 		{"an end without a start", []record.Event{end("a", "k", 1, ms, false)}},
+		{"a write outside a reconcile", []record.Event{start("a", "k", 1, 0), end("a", "k", 1, ms, false), write("a", "k", 2*ms)}},
 		{"a reconcile that never ended on a replica that did not die", []record.Event{start("a", "k", 1, 0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -157,19 +181,48 @@ func TestEarlyTakeovers(t *testing.T) {
 	versions := []leaseVersion{
 		{bucket: 0, holder: "a", acquire: at(0), renew: at(0)},
 		{bucket: 1, holder: "a", acquire: at(0), renew: at(0)},
-		{bucket: 0, holder: "a", acquire: at(0), renew: at(500)},
-		{bucket: 0, holder: "b", acquire: at(2400), renew: at(2400)}, // 1.9 s after a's last renewal
+		{bucket: 0, holder: "a", acquire: at(0), renew: at(500)},     // the same record as the first
+		{bucket: 0, holder: "b", acquire: at(2300), renew: at(2300)}, // 2.3 s after the record's first renewal
 		{bucket: 1, holder: "a", acquire: at(0), renew: at(900)},
 		{bucket: 1, holder: "", acquire: at(1000), renew: at(1000)},  // released
 		{bucket: 1, holder: "c", acquire: at(1100), renew: at(1100)}, // not a takeover
-		{bucket: 1, holder: "b", acquire: at(2000), renew: at(2000)}, // 0.9 s after c's
+		{bucket: 1, holder: "c", acquire: at(1100), renew: at(1300)}, // the same record
+		{bucket: 1, holder: "c", acquire: at(1100), renew: at(2050)}, // a new one
+		{bucket: 1, holder: "c", acquire: at(1100), renew: at(2900)}, // the same record
+		{bucket: 1, holder: "b", acquire: at(3800), renew: at(3800)}, // 1.75 s after it
 	}
 	all := takeovers(versions)
 	if len(all) != 2 || all[0].from != "a" || all[0].to != "b" || all[1].from != "c" {
 		t.Fatalf("takeovers %+v", all)
 	}
+	if got := all[0].acquired.Sub(all[0].renewed); got != 2300*time.Millisecond {
+		t.Errorf("bucket 0 taken %v after a's record first appeared, want 2.3s (from its first renewal, not its last)", got)
+	}
 	got := early(all, 1800*time.Millisecond)
-	if len(got) != 1 || got[0].bucket != 1 || got[0].acquired.Sub(got[0].renewed) != 900*time.Millisecond {
-		t.Errorf("early %+v, want bucket 1 taken 900ms after its last renewal", got)
+	if len(got) != 1 || got[0].bucket != 1 || got[0].acquired.Sub(got[0].renewed) != 1750*time.Millisecond {
+		t.Errorf("early %+v, want bucket 1 taken 1.75s after its last record first appeared", got)
+	}
+}
+
+func TestOverruns(t *testing.T) {
+	handover := func(replica string, at time.Duration) record.Event {
+		return record.Event{Kind: record.HandedOver, Replica: replica, At: at, Overran: 1}
+	}
+	events := []record.Event{
+		handover("a", 1000*ms),                                 // a paused within the budget before: explained
+		handover("a", 3000*ms),                                 // the pause ended long before: unexplained
+		handover("b", 1000*ms),                                 // b never paused: unexplained
+		{Kind: record.HandedOver, Replica: "b", At: 2000 * ms}, // nothing overran
+	}
+	pauses := []pause{{replica: "a", from: 200 * ms, to: 600 * ms}}
+	unexplained, explained := overruns(events, pauses, 500*ms)
+	if len(explained) != 1 || explained[0].At != 1000*ms || explained[0].Replica != "a" {
+		t.Errorf("explained %+v, want a's at 1s", explained)
+	}
+	if len(unexplained) != 2 || unexplained[0].At != 3000*ms || unexplained[1].Replica != "b" {
+		t.Errorf("unexplained %+v, want a's at 3s and b's at 1s", unexplained)
+	}
+	if _, explained := overruns(events, pauses, 300*ms); len(explained) != 0 {
+		t.Errorf("with a 300ms budget the pause ending at 600ms explains %+v; want nothing", explained)
 	}
 }

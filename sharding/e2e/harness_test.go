@@ -76,6 +76,7 @@ type harness struct {
 	procs  map[string]*proc
 	events []record.Event // every replica's, in the order read
 	deaths map[string]time.Duration
+	pauses []pause
 	leases *leaseLog
 }
 
@@ -319,9 +320,11 @@ func (h *harness) kill(p *proc) time.Duration {
 // pause stops p with SIGSTOP for d, then continues it. d is the fault, not a wait for a
 // condition.
 func (h *harness) pause(p *proc, d time.Duration) {
+	from := record.Now()
 	p.cmd.Process.Signal(syscall.SIGSTOP)
 	time.Sleep(d)
 	p.cmd.Process.Signal(syscall.SIGCONT)
+	h.pauses = append(h.pauses, pause{replica: p.name, from: from, to: record.Now()})
 }
 
 // leave sends SIGTERM to p and waits for it to hand its buckets back and exit 0.

@@ -15,10 +15,20 @@ import (
 
 // leaseVersion is one version of a bucket's Lease as the harness's watch saw it.
 type leaseVersion struct {
-	bucket  int
-	holder  string
-	acquire time.Time // spec.acquireTime: the acquiring replica's clock when it wrote it
-	renew   time.Time // spec.renewTime: the holder's clock when its last renewal began
+	bucket      int
+	holder      string
+	acquire     time.Time // spec.acquireTime: the acquiring replica's clock when it wrote it
+	renew       time.Time // spec.renewTime: the holder's clock when its last renewal began
+	duration    int32     // spec.leaseDurationSeconds
+	transitions int32     // spec.leaseTransitions
+}
+
+// sameRecord reports whether v and w are one record to client-go's electors, which compare
+// the JSON of the leader election record, whose times have whole seconds: a renewal within
+// the same second of renewTime changes nothing they can see.
+func (v leaseVersion) sameRecord(w leaseVersion) bool {
+	return v.holder == w.holder && v.duration == w.duration && v.transitions == w.transitions &&
+		v.acquire.Unix() == w.acquire.Unix() && v.renew.Unix() == w.renew.Unix()
 }
 
 // leaseLog collects the versions of a scenario's Leases from a watch on the API server. Its
@@ -77,6 +87,12 @@ func (l *leaseLog) add(lease *coordinationv1.Lease) {
 	if lease.Spec.RenewTime != nil {
 		v.renew = lease.Spec.RenewTime.Time
 	}
+	if lease.Spec.LeaseDurationSeconds != nil {
+		v.duration = *lease.Spec.LeaseDurationSeconds
+	}
+	if lease.Spec.LeaseTransitions != nil {
+		v.transitions = *lease.Spec.LeaseTransitions
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.versions = append(l.versions, v)
@@ -101,7 +117,11 @@ func (l *leaseLog) end() ([]leaseVersion, error) {
 type takeover struct {
 	bucket   int
 	from, to string
-	renewed  time.Time // the previous holder's last renewal began
+	// renewed is when the first renewal of the previous holder's last record began: the
+	// others count LeaseDuration from when they saw that record, and so does the holder's hold
+	// window (the later renewals of the same record, within the same second, change nothing
+	// the others can see).
+	renewed  time.Time
 	acquired time.Time // the new holder's acquiring write began
 }
 
@@ -109,20 +129,25 @@ type takeover struct {
 // the order seen. A release (holder emptied, then acquired) is not one.
 func takeovers(versions []leaseVersion) []takeover {
 	last := make(map[int]leaseVersion)
+	first := make(map[int]leaseVersion) // the first version of the record last seen
 	var out []takeover
 	for _, v := range versions {
 		prev, seen := last[v.bucket]
+		prevFirst := first[v.bucket]
 		last[v.bucket] = v
+		if !seen || !v.sameRecord(prev) {
+			first[v.bucket] = v
+		}
 		if seen && prev.holder != "" && v.holder != "" && v.holder != prev.holder {
-			out = append(out, takeover{bucket: v.bucket, from: prev.holder, to: v.holder, renewed: prev.renew, acquired: v.acquire})
+			out = append(out, takeover{bucket: v.bucket, from: prev.holder, to: v.holder, renewed: prevFirst.renew, acquired: v.acquire})
 		}
 	}
 	return out
 }
 
-// early returns the takeovers that began less than window after the previous holder's last
-// renewal began: while that holder, by the package's bound, may still act on the bucket.
-// Both instants come from clocks of this one machine.
+// early returns the takeovers that began less than window after the first renewal of the
+// previous holder's last record began: while that holder, by the package's bound, may still
+// act on the bucket. Both instants come from clocks of this one machine.
 func early(ts []takeover, window time.Duration) []takeover {
 	var out []takeover
 	for _, t := range ts {

@@ -30,7 +30,18 @@ var env struct {
 	replica string // path of the replica executable
 }
 
+// parallel is -test.parallel unless given: the kinds of replica, and the scenarios with
+// client-go's durations, which mostly wait out 15-second Leases, all run at once (see
+// TestSharding), more than GOMAXPROCS, the default.
+const parallel = "8"
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", parallel)
+	}
 	goleak.VerifyTestMain(withEnv{m})
 }
 

@@ -11,9 +11,9 @@ import (
 )
 
 // replicaKinds are the wirings of the replica program that every scenario runs with (its
-// -kind flag). A sharded controller-runtime controller, "controller-runtime", is to be added
-// here once the replica program implements it (issue 33).
-var replicaKinds = []string{"queue"}
+// -kind flag): sharding.Wrap around a queue by hand, and a sharded controller-runtime
+// controller through package crshard.
+var replicaKinds = []string{"queue", "controller-runtime"}
 
 // balanceRetries is N in the balance promise these tests hold the sharder to: after the last
 // replica joins, every bucket is held and each replica holds within one of its fair share
@@ -35,9 +35,10 @@ type scenario struct {
 	run    func(h *harness)
 }
 
-// parallel reports whether the scenario runs side by side with the other parallel ones, after
-// the others: those with client-go's durations spend most of their time waiting out 15-second
-// Leases, while the sub-second ones test timing that a busy machine would disturb.
+// parallel reports whether the scenario runs side by side with the other parallel ones of its
+// kind, after the others: those with client-go's durations spend most of their time waiting
+// out 15-second Leases, while the sub-second ones test timing that a busy machine would
+// disturb, and run one at a time for each kind (so two at once: see TestSharding).
 func (sc scenario) parallel() bool { return sc.timing.lease >= 10*time.Second }
 
 var scenarios = []scenario{
@@ -59,9 +60,12 @@ var scenarios = []scenario{
 
 // TestSharding runs every scenario with every kind of replica, as
 // TestSharding/<kind>/<timing>/<scenario>: e.g. -run 'TestSharding/queue/2s-1s-250ms/kill-9$'.
+// The kinds run side by side, each its sub-second scenarios one at a time and then its others
+// at once (TestMain raises -test.parallel for them).
 func TestSharding(t *testing.T) {
 	for _, kind := range replicaKinds {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			for _, sc := range scenarios {
 				t.Run(sc.timing.slug()+"/"+sc.name, func(t *testing.T) {
 					if sc.parallel() {

@@ -1,13 +1,21 @@
 // Command replica is one replica of the sharded controller that the end-to-end tests run as
-// separate processes: a sharding.Sharder, a sharded queue of this project and workers, fed by
-// an informer on the ConfigMaps of one namespace. Every reconcile's interval, every change of
-// the buckets held and every hand-over go to its record (package internal/record).
+// separate processes, over the ConfigMaps of one namespace, in one of two wirings (-kind):
+//
+//   - queue: a sharding.Sharder, sharding.Wrap around a rate-limiting queue of this project,
+//     workers and an informer, wired by hand as the sharding README shows (queue.go);
+//   - controller-runtime: a controller-runtime manager without leader election, the sharder
+//     as its runnable and a ConfigMap controller on this project's controller-runtime queue,
+//     sharded by package crshard (crkind.go): the sharded controller-runtime controller of
+//     issue 33, and the example cmd/crexample runs.
+//
+// Both reconcile alike (reconcile.go): every reconcile's start, writes and end, every change
+// of the buckets held and every hand-over go to its record (package internal/record).
 //
 //	replica -server https://127.0.0.1:PORT -ca FILE -token TOKEN -namespace NS -identity NAME \
-//	        -record FILE [-buckets 12 -lease 2s -renew 1s -retry 250ms -workers 4 -work 200ms ...]
+//	        -record FILE [-kind queue -buckets 12 -lease 2s -renew 1s -retry 250ms -workers 4 -work 200ms ...]
 //
-// SIGTERM or SIGINT makes it leave gracefully: its sharder hands every bucket back, then the
-// queue shuts down and it exits 0.
+// SIGTERM or SIGINT makes it leave gracefully: its sharder hands every bucket back, and it
+// exits 0.
 package main
 
 import (
@@ -20,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/actorqueue/workqueue/sharding"
@@ -31,9 +40,17 @@ const (
 	// kindQueue wires sharding.Wrap around a rate-limiting queue of this project by hand, as
 	// the sharding README shows.
 	kindQueue = "queue"
-	// kindControllerRuntime is reserved for a sharded controller-runtime controller (issue 33);
-	// it is not built yet.
+	// kindControllerRuntime is a sharded controller-runtime controller, through package
+	// crshard.
 	kindControllerRuntime = "controller-runtime"
+)
+
+// The sharder renews each bucket's Lease every RetryPeriod: 48 writes a second with 12 buckets
+// and 250 ms, far above client-go's default of 5 queries a second, whose throttling would
+// delay renewals on its own. The tests slow requests down on purpose, with a proxy.
+const (
+	clientQPS   = 500
+	clientBurst = 1000
 )
 
 // options are the flags.
@@ -45,12 +62,13 @@ type options struct {
 	lease, renew, retry     time.Duration
 	drift                   float64
 	work, stopLatency       time.Duration
+	writes                  int
 	unsharded               bool
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.kind, "kind", kindQueue, "the replica's wiring: "+kindQueue+" ("+kindControllerRuntime+" is reserved)")
+	flag.StringVar(&o.kind, "kind", kindQueue, "the replica's wiring: "+kindQueue+" or "+kindControllerRuntime)
 	flag.StringVar(&o.server, "server", "", "API server URL (required)")
 	flag.StringVar(&o.ca, "ca", "", "file of the CA that signed the server's certificate (required)")
 	flag.StringVar(&o.token, "token", "", "bearer token (required)")
@@ -66,6 +84,7 @@ func main() {
 	flag.Float64Var(&o.drift, "drift", 0, "Config.MaxClockDrift (0: the default)")
 	flag.DurationVar(&o.work, "work", 200*time.Millisecond, "how long a reconcile works")
 	flag.DurationVar(&o.stopLatency, "stop-latency", 100*time.Millisecond, "how long a reconcile takes to return once its context is done")
+	flag.IntVar(&o.writes, "writes", 4, "how many writes a reconcile makes, at even intervals of its work")
 	flag.BoolVar(&o.unsharded, "unsharded", false, "process every key, without a sharder: a control that the tests must catch")
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
@@ -88,12 +107,12 @@ func (o options) validate() error {
 	switch {
 	case o.server == "" || o.ca == "" || o.token == "" || o.namespace == "" || o.id == "" || o.record == "":
 		return errors.New("-server, -ca, -token, -namespace, -identity and -record are required")
-	case o.kind == kindControllerRuntime:
-		return errors.New("-kind " + kindControllerRuntime + " is not built yet")
-	case o.kind != kindQueue:
-		return fmt.Errorf("-kind %q: want %s", o.kind, kindQueue)
+	case o.kind != kindQueue && o.kind != kindControllerRuntime:
+		return fmt.Errorf("-kind %q: want %s or %s", o.kind, kindQueue, kindControllerRuntime)
 	case o.workers <= 0:
 		return fmt.Errorf("-workers %d: want > 0", o.workers)
+	case o.writes <= 0:
+		return fmt.Errorf("-writes %d: want > 0", o.writes)
 	}
 	return nil
 }
@@ -112,18 +131,42 @@ func (o options) config() sharding.Config {
 	}
 }
 
+// restConfig returns the client configuration of the replica's API server.
+func (o options) restConfig() *rest.Config {
+	return &rest.Config{
+		Host:            o.server,
+		BearerToken:     o.token,
+		TLSClientConfig: rest.TLSClientConfig{CAFile: o.ca},
+		QPS:             clientQPS,
+		Burst:           clientBurst,
+		UserAgent:       "e2e-replica/" + o.id,
+	}
+}
+
+// reconciler returns the reconciles' work, as the flags configure it.
+func (o options) reconciler(rec *record.Writer) *reconciler {
+	return &reconciler{rec: rec, work: o.work, stopLatency: o.stopLatency, writes: o.writes, unsharded: o.unsharded}
+}
+
 // run runs the replica until ctx is done, then leaves gracefully.
 func run(ctx context.Context, o options) error {
 	rec, err := record.Create(o.record, o.id)
 	if err != nil {
 		return err
 	}
-	r, err := newReplica(o, rec)
+	switch o.kind {
+	case kindControllerRuntime:
+		err = runControllerRuntime(ctx, o, rec)
+	default:
+		var r *queueReplica
+		if r, err = newQueueReplica(o, rec); err == nil {
+			r.run(ctx)
+		}
+	}
 	if err != nil {
 		rec.Close()
 		return err
 	}
-	r.run(ctx)
 	rec.Write(record.Event{Kind: record.Stopped})
 	return rec.Close()
 }

@@ -37,8 +37,13 @@ const (
 	Ready Kind = "ready"
 	// Start: a reconcile of Key began, having read Gen and RV from the informer's cache.
 	Start Kind = "start"
-	// End: that reconcile ended; Cancelled says whether the bucket's context was done by
-	// then, in which case it did not complete its work and the key is retried.
+	// Write: that reconcile wrote, having checked right before that its bucket was still
+	// held (sharding.Fence). The writes are what the package's first promise is about: a
+	// reconcile's span, for the overlap check, is from its Start to its last Write.
+	Write Kind = "write"
+	// End: that reconcile ended; Cancelled says whether it stopped before completing its work
+	// (its context ended, or the check before a write failed), in which case the key is
+	// retried.
 	End Kind = "end"
 	// Held: the buckets the replica holds changed; Buckets lists them.
 	Held Kind = "held"
