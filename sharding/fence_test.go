@@ -36,6 +36,15 @@ func newSolo(t *testing.T) *solo {
 	return o
 }
 
+// lateFrom makes the server's answers to o take 900 ms from start+10.1 s on: the renewal begun
+// at +10.25 s, answered at +11.15 s, counts from +10 s (the same second of renewTime), so the
+// keys' deadline passes at +11.25 s, before the next renewal, begun at +11.4 s, is answered at
+// +12.3 s. It returns at +10.1 s.
+func (o *solo) lateFrom(start time.Time) {
+	time.Sleep(time.Until(start.Add(10100 * time.Millisecond)))
+	o.link.setLate(func() time.Duration { return 900 * time.Millisecond })
+}
+
 func (o *solo) close() {
 	o.stop()
 	<-o.ran
@@ -112,11 +121,7 @@ func TestSetAsideKeysDroppedOnLoss(t *testing.T) {
 		defer o.close()
 		key, _ := o.queue.Get()
 		o.queue.Done(key)
-		// From +10.1 s, answers take 900 ms: the renewal begun at +10.25 s, answered at
-		// +11.15 s, counts from +10 s (the same second) and so the keys' deadline passes at
-		// +11.25 s, before the next renewal, begun at +11.4 s, is answered.
-		time.Sleep(time.Until(start.Add(10100 * time.Millisecond)))
-		o.link.setLate(func() time.Duration { return 900 * time.Millisecond })
+		o.lateFrom(start) // the keys' deadline passes at +11.25 s
 		time.Sleep(time.Until(start.Add(11300 * time.Millisecond)))
 		if !o.sharder.tenure(0).lapsed(time.Now()) {
 			t.Fatal("the tenure has not lapsed")

@@ -114,11 +114,7 @@ func TestCutKeyRequeued(t *testing.T) {
 		defer o.close()
 		key, _ := o.queue.Get()
 		o.queue.Done(key)
-		// From +10.1 s, answers take 900 ms: the renewal begun at +10.25 s, answered at
-		// +11.15 s, counts from +10 s (the same second), so the keys' context ends at
-		// +11.25 s, before the next renewal, begun at +11.4 s, is answered at +12.3 s.
-		time.Sleep(time.Until(start.Add(10100 * time.Millisecond)))
-		o.link.setLate(func() time.Duration { return 900 * time.Millisecond })
+		o.lateFrom(start) // the keys' context ends at +11.25 s
 		time.Sleep(time.Until(start.Add(11 * time.Second)))
 		o.queue.Add("k")
 		key, _ = o.queue.Get()
