@@ -5,4 +5,8 @@
 // The tests are in this package's test files; commands cmd/replica (the controller) and the
 // internal packages serve them. See README.md for what they assert, the faults, how to run one
 // scenario, and what they take.
+//
+// Command cmd/crexample is a runnable example of a sharded controller-runtime controller: it
+// starts the same API server, runs three replicas of a ConfigMap controller as separate
+// processes, and prints how they share the buckets and hand them over.
 package e2e
