@@ -83,7 +83,7 @@ func Example() {
 			delete(reconciling, req.String())
 			if !mayWrite {
 				// Retried here while the bucket is held; otherwise its next holder lists it.
-				return reconcile.Result{Requeue: true}, nil
+				return reconcile.Result{RequeueAfter: 50 * time.Millisecond}, nil
 			}
 			if !reconciled[req.String()] {
 				reconciled[req.String()] = true

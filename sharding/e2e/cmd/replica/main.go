@@ -6,7 +6,8 @@
 //   - controller-runtime: a controller-runtime manager without leader election, the sharder
 //     as its runnable and a ConfigMap controller on this project's controller-runtime queue,
 //     sharded by package crshard (crkind.go): the sharded controller-runtime controller of
-//     issue 33, and the example cmd/crexample runs.
+//     issue 33, recording what the checks need (cmd/crexample is the same wiring without
+//     the records, to read and copy).
 //
 // Both reconcile alike (reconcile.go): every reconcile's start, writes and end, every change
 // of the buckets held and every hand-over go to its record (package internal/record).
