@@ -11,7 +11,11 @@ import (
 // Config configures a [Sharder]. Client, Namespace, Name, Identity and Buckets are required;
 // the durations default to those of Kubernetes' core components.
 type Config struct {
-	// Client reaches the Leases, e.g. clientset.CoordinationV1().
+	// Client reaches the Leases, e.g. clientset.CoordinationV1(). Each bucket's elector reads
+	// its Lease every RetryPeriod and writes it too while it holds the bucket: 12 buckets at
+	// 2 s make 6 to 12 requests a second, above client-go's default client limit of 5 (rest.Config
+	// QPS), which would delay renewals on its own. Give the clientset a QPS and Burst above
+	// 2*Buckets/RetryPeriod.
 	Client coordinationv1client.LeasesGetter
 	// Namespace holds the Leases.
 	Namespace string
