@@ -51,7 +51,9 @@ type leaseView struct {
 
 // balance lists the Leases every RetryPeriod until ctx is done, updating the fair share and
 // asking the busiest replica for buckets when this one holds too few. A replica that holds
-// nothing is seen by the others through the Leases that name it as preferred holder.
+// nothing is seen by the others through the hand-over requests that name it (the annotation
+// requested-by); until it asks, they do not count it, so replicas that start together each
+// compute a share among fewer replicas than there are, and ask for more than they keep.
 func (s *Sharder) balance(ctx context.Context) {
 	views := make(map[string]leaseView)
 	requested := make(map[string]time.Time) // Lease name → when the request lapses
