@@ -11,6 +11,10 @@ import (
 	"github.com/actorqueue/workqueue/sharding/e2e/internal/record"
 )
 
+// watchLag is how long after the API server applies a Lease's version the harness's watch may
+// deliver it, allowed for when a write is judged against the renewals applied before it.
+const watchLag = 100 * time.Millisecond
+
 // finish ends a scenario and checks the two promises on its records: it stops the changes,
 // heals every replica's connection, waits until each key's last generation has been
 // reconciled (nothing lost), lets the live replicas leave gracefully, and then checks that no
@@ -56,6 +60,10 @@ func (h *harness) finish() {
 	versions, err := h.leases.end()
 	if err != nil {
 		h.t.Errorf("watching the Leases: %v", err)
+	}
+	for _, lw := range lateWrites(h.events, versions, h.buckets, h.tm.window(), watchLag) {
+		h.t.Errorf("late write: %s wrote %s (bucket %d) at %s, after the end of its hold window at %s",
+			lw.write.Replica, lw.write.Key, bucketOf(lw.write.Key, h.buckets), h.at(lw.write.At), h.at(lw.windowEnd))
 	}
 	all := takeovers(versions)
 	for _, t := range early(all, h.tm.window()) {

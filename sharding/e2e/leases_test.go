@@ -11,6 +11,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/actorqueue/workqueue/sharding/e2e/internal/record"
 )
 
 // leaseVersion is one version of a bucket's Lease as the harness's watch saw it.
@@ -21,6 +23,9 @@ type leaseVersion struct {
 	renew       time.Time // spec.renewTime: the holder's clock when its last renewal began
 	duration    int32     // spec.leaseDurationSeconds
 	transitions int32     // spec.leaseTransitions
+	// seen is when the harness's watch received it (record.Now): after the API server applied
+	// it, and so after the holder began the write the package counts its hold window from.
+	seen time.Duration
 }
 
 // sameRecord reports whether v and w are one record to client-go's electors, which compare
@@ -77,7 +82,7 @@ func (l *leaseLog) add(lease *coordinationv1.Lease) {
 	if err != nil {
 		return // not a bucket's Lease
 	}
-	v := leaseVersion{bucket: bucket}
+	v := leaseVersion{bucket: bucket, seen: record.Now()}
 	if lease.Spec.HolderIdentity != nil {
 		v.holder = *lease.Spec.HolderIdentity
 	}
@@ -153,6 +158,55 @@ func early(ts []takeover, window time.Duration) []takeover {
 	for _, t := range ts {
 		if t.acquired.Sub(t.renewed) < window {
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// lateWrite is a write a reconcile made after the end of its replica's hold window on the
+// key's bucket, as the Lease's versions bound it.
+type lateWrite struct {
+	write record.Event
+	// windowEnd is the latest instant the write could have been within the window: LeaseDuration
+	// less the drift bound after the harness saw the first version of the holder's last record.
+	windowEnd time.Duration
+}
+
+// lateWrites returns the writes made after the end of their replica's hold window: the fencing
+// promise, checked against the Leases rather than against another replica's reconciles, so
+// that it fails even when no other replica took the key in time to meet the write. For each
+// write it takes the replica's last record of the bucket that the watch saw by the write's
+// instant plus lag (the watch's delivery, allowed for so that a renewal applied just before
+// the write counts), and the first version of that record: the package counts the window from
+// no earlier than when that version was written, and the watch saw it after. A write after
+// that instant plus window is late. A write before any record of its replica was seen is not
+// judged here (the overlap check still is).
+func lateWrites(events []record.Event, versions []leaseVersion, buckets int, window, lag time.Duration) []lateWrite {
+	// records[bucket] lists the versions that begin a record, in the order seen.
+	records := make(map[int][]leaseVersion)
+	last := make(map[int]leaseVersion)
+	for _, v := range versions {
+		if prev, ok := last[v.bucket]; !ok || !v.sameRecord(prev) {
+			records[v.bucket] = append(records[v.bucket], v)
+		}
+		last[v.bucket] = v
+	}
+	var out []lateWrite
+	for _, e := range events {
+		if e.Kind != record.Write {
+			continue
+		}
+		var first *leaseVersion
+		for i, r := range records[bucketOf(e.Key, buckets)] {
+			if r.seen > e.At+lag {
+				break
+			}
+			if r.holder == e.Replica {
+				first = &records[bucketOf(e.Key, buckets)][i]
+			}
+		}
+		if first != nil && e.At > first.seen+window {
+			out = append(out, lateWrite{write: e, windowEnd: first.seen + window})
 		}
 	}
 	return out
