@@ -244,7 +244,7 @@ func TestLateWrites(t *testing.T) {
 		{bucket: 0, holder: "a", acquire: at(0), renew: at(0), seen: 600 * ms}, // the same record: a's window counts from 100 ms
 		{bucket: 0, holder: "b", acquire: at(3), renew: at(3), seen: 3000 * ms},
 		{bucket: 1, holder: "a", acquire: at(0), renew: at(0), seen: 200 * ms},
-		{bucket: 1, holder: "a", acquire: at(0), renew: at(2), seen: 2150 * ms}, // a new record, seen 50 ms after a write it allowed
+		{bucket: 1, holder: "a", acquire: at(0), renew: at(2), seen: 2150 * ms}, // a new record
 	}
 	write := func(replica, key string, at time.Duration) record.Event {
 		return record.Event{Kind: record.Write, Replica: replica, Key: key, At: at}
@@ -254,24 +254,22 @@ func TestLateWrites(t *testing.T) {
 		write("a", k0, 1950*ms), // late: the later version of the same record moved nothing
 		write("b", k0, 3500*ms), // b's own record
 		write("c", k0, 5000*ms), // c never held bucket 0: not judged here
-		write("a", k1, 2100*ms), // late by the first record, but the renewal seen within the lag counts
+		write("a", k1, 2100*ms), // late: the next record came after it
 		write("a", k1, 3900*ms), // within 2.15 s + 1.8 s
 		write("a", k1, 4000*ms), // late
 		{Kind: record.Start, Replica: "a", Key: k1, At: 9999 * ms}, // not a write
 	}
-	got := lateWrites(events, versions, buckets, 1800*ms, 100*ms)
+	got := lateWrites(events, versions, buckets, 1800*ms)
 	var late []string
 	for _, lw := range got {
 		late = append(late, fmt.Sprintf("%s %s %v until %v", lw.write.Replica, lw.write.Key, lw.write.At, lw.windowEnd))
 	}
 	want := []string{
 		fmt.Sprintf("a %s %v until %v", k0, 1950*ms, 1900*ms),
+		fmt.Sprintf("a %s %v until %v", k1, 2100*ms, 2000*ms),
 		fmt.Sprintf("a %s %v until %v", k1, 4000*ms, 3950*ms),
 	}
 	if !slices.Equal(late, want) {
 		t.Errorf("late writes\n%v, want\n%v", late, want)
-	}
-	if got := lateWrites(events, versions, buckets, 1800*ms, 0); len(got) != 3 {
-		t.Errorf("with no lag allowed, %d late writes, want 3 (the renewal seen after the write no longer counts)", len(got))
 	}
 }

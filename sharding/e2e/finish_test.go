@@ -11,16 +11,13 @@ import (
 	"github.com/actorqueue/workqueue/sharding/e2e/internal/record"
 )
 
-// watchLag is how long after the API server applies a Lease's version the harness's watch may
-// deliver it, allowed for when a write is judged against the renewals applied before it.
-const watchLag = 100 * time.Millisecond
-
 // finish ends a scenario and checks the two promises on its records: it stops the changes,
 // heals every replica's connection, waits until each key's last generation has been
 // reconciled (nothing lost), lets the live replicas leave gracefully, and then checks that no
-// two replicas reconciled one key at once (no overlap). It also checks the two bounds the
+// two replicas reconciled one key at once (no overlap). It also checks the three bounds the
 // package's safety rests on: no hand-over found a reconcile running at the end of the hold
-// window, and no replica took a bucket from another before that one's hold window closed.
+// window, no reconcile wrote after it (by the Leases' versions), and no replica took a bucket
+// from another before that one's hold window closed.
 func (h *harness) finish() {
 	h.t.Helper()
 	h.stopUpdates()
@@ -61,7 +58,7 @@ func (h *harness) finish() {
 	if err != nil {
 		h.t.Errorf("watching the Leases: %v", err)
 	}
-	for _, lw := range lateWrites(h.events, versions, h.buckets, h.tm.window(), watchLag) {
+	for _, lw := range lateWrites(h.events, versions, h.buckets, h.tm.window()) {
 		h.t.Errorf("late write: %s wrote %s (bucket %d) at %s, after the end of its hold window at %s",
 			lw.write.Replica, lw.write.Key, bucketOf(lw.write.Key, h.buckets), h.at(lw.write.At), h.at(lw.windowEnd))
 	}

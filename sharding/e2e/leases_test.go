@@ -175,13 +175,17 @@ type lateWrite struct {
 // lateWrites returns the writes made after the end of their replica's hold window: the fencing
 // promise, checked against the Leases rather than against another replica's reconciles, so
 // that it fails even when no other replica took the key in time to meet the write. For each
-// write it takes the replica's last record of the bucket that the watch saw by the write's
-// instant plus lag (the watch's delivery, allowed for so that a renewal applied just before
-// the write counts), and the first version of that record: the package counts the window from
-// no earlier than when that version was written, and the watch saw it after. A write after
-// that instant plus window is late. A write before any record of its replica was seen is not
-// judged here (the overlap check still is).
-func lateWrites(events []record.Event, versions []leaseVersion, buckets int, window, lag time.Duration) []lateWrite {
+// write it takes the replica's last record of the bucket that the watch had seen by the
+// write's instant, and the first version of that record: the package counts the window from no
+// earlier than when that version was written, and the watch saw it after. A write after that
+// instant plus window is late. A write before any record of its replica was seen is not judged
+// here (the overlap check still is).
+//
+// A renewal that the watch delivers after a write it allowed does not count for it. That is
+// sound: a renewal can let a write past the previous record's window only if its answer came
+// before the keys' contexts ended, the drain budget before that window's end, and the watch
+// delivers a version long before that (milliseconds here).
+func lateWrites(events []record.Event, versions []leaseVersion, buckets int, window time.Duration) []lateWrite {
 	// records[bucket] lists the versions that begin a record, in the order seen.
 	records := make(map[int][]leaseVersion)
 	last := make(map[int]leaseVersion)
@@ -198,7 +202,7 @@ func lateWrites(events []record.Event, versions []leaseVersion, buckets int, win
 		}
 		var first *leaseVersion
 		for i, r := range records[bucketOf(e.Key, buckets)] {
-			if r.seen > e.At+lag {
+			if r.seen > e.At {
 				break
 			}
 			if r.holder == e.Replica {
