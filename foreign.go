@@ -75,7 +75,7 @@ type foreignRateLimiting[T comparable] struct {
 	retries limiter.Retries[T] // Counter unused: the inner queue's AddAfter counts retries
 
 	mu     sync.Mutex
-	counts map[T]int // rate-limited requeues since the last Forget, when retries.Max is set
+	counts limiter.Counts[T] // when retries.Max is set
 }
 
 // AddRateLimited adds item after the wait the limiter decides, or gives up on it (see the
@@ -92,20 +92,14 @@ func (q *foreignRateLimiting[T]) AddRateLimited(item T) {
 }
 
 // count counts one rate-limited requeue of item, and returns zero if it may be requeued, or its
-// attempts once the count passes the maximum, which it then drops.
+// attempts once the count passes the maximum (see limiter.Counts).
 func (q *foreignRateLimiting[T]) count(item T) (gaveUp int) {
 	if q.retries.Max == 0 {
 		return 0
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	n := q.counts[item] + 1
-	if n > q.retries.Max {
-		delete(q.counts, item)
-		return n
-	}
-	q.counts[item] = n
-	return 0
+	return q.counts.Count(item, q.retries.Max)
 }
 
 // Forget makes the limiter forget item's failures, and drops its count of retries.
@@ -114,7 +108,7 @@ func (q *foreignRateLimiting[T]) Forget(item T) {
 	q.limiter.Forget(item)
 	if q.retries.Max > 0 {
 		q.mu.Lock()
-		delete(q.counts, item)
+		q.counts.Drop(item)
 		q.mu.Unlock()
 	}
 }

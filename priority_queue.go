@@ -83,7 +83,7 @@ type TypedPriorityQueueConfig[T comparable] struct {
 // in processing (controller-runtime's only shuts down).
 type TypedPriorityQueue[T comparable] struct {
 	q       *actor.PriorityQueue[T]
-	limiter *actor.Limiter[T]
+	limiter *limiter.Handle[T]
 }
 
 var (

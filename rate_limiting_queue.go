@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"github.com/actorqueue/workqueue/actor"
 	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
 )
@@ -64,7 +63,7 @@ type RateLimitingQueueConfig = TypedRateLimitingQueueConfig[any]
 // rateLimitingQueue is a delaying queue of this package with a rate limiter.
 type rateLimitingQueue[T comparable] struct {
 	*delayingQueue[T]
-	limiter *actor.Limiter[T]
+	limiter *limiter.Handle[T]
 }
 
 // AddRateLimited adds item after the wait the rate limiter decides for it. The limiter is asked
@@ -129,7 +128,7 @@ func newRateLimiting[T comparable](constructor string, rateLimiter TypedRateLimi
 			rateLimiter = limiter.Missing[T](constructor)
 		}
 		return &foreignRateLimiting[T]{TypedDelayingInterface: config.DelayingQueue, limiter: rateLimiter,
-			retries: retries, counts: make(map[T]int)}
+			retries: retries}
 	}
 	retries.Counter = dq.retries
 	return &rateLimitingQueue[T]{delayingQueue: dq, limiter: dq.q.Adopt(constructor, rateLimiter, retries)}

@@ -65,8 +65,8 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 	case opAddAfter:
 		q.core.AddAfter(c.item, q.instantOf(c.at))
 	case opAddRateLimited:
-		if r.n = q.count(c.item, c.lim); r.n > 0 {
-			q.forgetGiven(c.lim, c.item)
+		if r.n = q.counts.Count(c.item, c.lim.Retries().Max); r.n > 0 {
+			c.lim.ForgetGivenUp(c.item)
 			break // given up on: the caller hears of it
 		}
 		// Asked even after shutdown, as client-go does: the failure still counts.
@@ -74,7 +74,7 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 		if c.more != nil {
 			d = c.more.delays[0] // asked by the caller
 		} else {
-			d = c.lim.whenAt(c.item, q.instantOf(c.at))
+			d = c.lim.WhenAt(c.item, q.instantOf(c.at))
 		}
 		if d <= 0 {
 			q.core.Add(c.item, at)
@@ -88,11 +88,11 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 		}
 	case opForget: // lim nil: the caller made the limiter forget, the count remains
 		if c.lim != nil {
-			c.lim.forget(c.item)
+			c.lim.Forget(c.item)
 		}
-		delete(q.counts, c.item)
+		q.counts.Drop(c.item)
 	case opNumRequeues:
-		r.n = c.lim.numRequeues(c.item)
+		r.n = c.lim.NumRequeues(c.item)
 	case opDo:
 		c.more.do()
 	case opGet:
@@ -144,13 +144,13 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 	var skip []int // the indexes of the items given up on
 	if d.rateLimited || d.delays != nil {
 		for i, item := range d.items {
-			if q.count(item, c.lim) > 0 {
+			if q.counts.Count(item, c.lim.Retries().Max) > 0 {
 				gaveUp, skip = append(gaveUp, item), append(skip, i)
 			}
 		}
 	}
 	if len(gaveUp) > 0 {
-		defer q.forgetGiven(c.lim, gaveUp...) // once the others are added
+		defer c.lim.ForgetGivenUp(gaveUp...) // once the others are added
 	}
 	if q.prio.Closed() && d.delays == nil {
 		return gaveUp
@@ -166,7 +166,7 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 		case d.delays != nil:
 			after = d.delays[i]
 		case d.rateLimited:
-			after = shorter(after, c.lim.whenAt(item, now))
+			after = shorter(after, c.lim.WhenAt(item, now))
 		}
 		var readyAt time.Time
 		if after > 0 {

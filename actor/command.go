@@ -3,6 +3,7 @@ package actor
 import (
 	"time"
 
+	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/queue"
 )
 
@@ -35,7 +36,7 @@ type command[T comparable] struct {
 	item  T
 	taken uint64        // the watermark of takes when the command was sent (see mailbox)
 	at    time.Duration // an instant, as the time since the queue's origin
-	lim   *Limiter[T]
+	lim   *limiter.Handle[T]
 	reply chan result[T]
 	more  *details[T] // for the commands that need more, nil otherwise
 }

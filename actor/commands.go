@@ -55,59 +55,59 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 	}
 }
 
-// AddRateLimited adds item after the wait l decides. l is asked even after shutdown, as in
+// AddRateLimited adds item after the wait h decides. h is asked even after shutdown, as in
 // client-go, so the failure counts; the item itself is then dropped. Before shutdown it counts
-// one retry on l's counter, once the item is on its way (see AddAfter). With a maximum of
-// retries (see Retries.Max), it waits for the owner to count the requeue, and gives up on an
-// item past the maximum instead of adding it.
+// one retry on h's counter, once the item is on its way (see AddAfter). With a maximum of
+// retries (see limiter.Retries), it waits for the owner to count the requeue, and gives up on
+// an item past the maximum instead of adding it.
 //
-// A limiter this queue adopted (see Limiter) is asked by the owner, at the instant of the call.
-// Any other is asked in the caller's goroutine, as client-go asks it, before anything is
-// counted: a limiter that panics uses up no retry.
-func (q *Queue[T]) AddRateLimited(item T, l *Limiter[T]) {
+// A limiter the owner adopted is asked by the owner, at the instant of the call. Any other is
+// asked in the caller's goroutine, as client-go asks it, before anything is counted: a limiter
+// that panics uses up no retry.
+func (q *Queue[T]) AddRateLimited(item T, h *limiter.Handle[T]) {
 	q.checkAdd("AddRateLimited", item)
-	now := q.clock.Now()
-	c := command[T]{op: opAddRateLimited, item: item, at: q.since(now), lim: l}
-	if !l.safe.Load() {
-		d := limiter.WhenAt(l.limiter, item, now)
-		if l.retries.Max == 0 {
-			q.AddAfter(item, d, l.retries.Counter)
+	now, r := q.clock.Now(), h.Retries()
+	c := command[T]{op: opAddRateLimited, item: item, at: q.since(now), lim: h}
+	if !h.Owned() {
+		d := h.WhenAt(item, now)
+		if r.Max == 0 {
+			q.AddAfter(item, d, r.Counter)
 			return
 		}
 		c.more = &details[T]{delays: []time.Duration{d}}
 	}
 	running := !q.stopping.Load()
-	if l.retries.Max == 0 {
+	if r.Max == 0 {
 		q.post(c)
 	} else if attempts := q.call(c).n; attempts > 0 {
-		q.giveUp(l, attempts, item)
+		h.GiveUp(attempts, item)
 		return
 	}
-	if running && l.retries.Counter != nil {
-		l.retries.Counter.Inc()
+	if running && r.Counter != nil {
+		r.Counter.Inc()
 	}
 }
 
-// Forget makes l forget item's failures, and drops its count of retries.
-func (q *Queue[T]) Forget(item T, l *Limiter[T]) {
+// Forget makes h forget item's failures, and drops its count of retries.
+func (q *Queue[T]) Forget(item T, h *limiter.Handle[T]) {
 	q.check("Forget", item)
-	if l.safe.Load() {
-		q.post(command[T]{op: opForget, item: item, lim: l})
+	if h.Owned() {
+		q.post(command[T]{op: opForget, item: item, lim: h})
 		return
 	}
-	l.forget(item)
-	if l.retries.Max > 0 {
+	h.Forget(item)
+	if h.Retries().Max > 0 {
 		q.post(command[T]{op: opForget, item: item})
 	}
 }
 
-// NumRequeues returns the failures l counts for item.
-func (q *Queue[T]) NumRequeues(item T, l *Limiter[T]) int {
+// NumRequeues returns the failures h counts for item.
+func (q *Queue[T]) NumRequeues(item T, h *limiter.Handle[T]) int {
 	q.check("NumRequeues", item)
-	if !l.safe.Load() {
-		return l.numRequeues(item)
+	if !h.Owned() {
+		return h.NumRequeues(item)
 	}
-	return q.call(command[T]{op: opNumRequeues, item: item, lim: l}).n
+	return q.call(command[T]{op: opNumRequeues, item: item, lim: h}).n
 }
 
 // Done ends the processing of item; if item was added again meanwhile, it waits again. Done of

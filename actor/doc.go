@@ -50,7 +50,7 @@
 //     Done, Forget, NumRequeues), callers then applying their own commands.
 //   - Limiter adoption (Queue.Adopt, Do, release): the state of a limiter of package limiter
 //     lives in the owner, called without locks; calls made elsewhere run there too.
-//   - Retry counts (Queue.count): a maximum of retries is counted in the command that adds.
+//   - Retry counts (Queue.counts): a maximum of retries is counted in the command that adds.
 //   - The alarm and the timers (alarm, timers): delays wait on the queue's clock with one
 //     timer; a named queue's unfinished-work ticks and, on an injected clock, client-go's
 //     heartbeat keep client-go's schedule.

@@ -16,17 +16,17 @@ func TestAQueueReleasesItsLimiterAtShutDown(t *testing.T) {
 	rl := limiter.NewExponential[int](0, 0)
 	first := New(Config[int]{})
 	l := first.Adopt("test", rl, limiter.Retries[int]{})
-	require.True(t, l.safe.Load(), "adopted")
+	require.True(t, l.Owned(), "adopted")
 	for i := range 1000 {
 		first.AddRateLimited(i, l)
 	}
 	first.ShutDown()
-	assert.False(t, l.safe.Load(), "released at shutdown")
-	assert.Equal(t, 1, l.numRequeues(7), "the failures stay with the limiter")
+	assert.False(t, l.Owned(), "released at shutdown")
+	assert.Equal(t, 1, l.NumRequeues(7), "the failures stay with the limiter")
 
 	second := New(Config[int]{})
 	defer second.ShutDown()
-	assert.True(t, second.Adopt("test", rl, limiter.Retries[int]{}).safe.Load(), "adopted again")
+	assert.True(t, second.Adopt("test", rl, limiter.Retries[int]{}).Owned(), "adopted again")
 }
 
 // TestAQueueReleasesALimiterItAdoptedInPart: a MaxOf whose second part another queue holds is
@@ -39,11 +39,11 @@ func TestAQueueReleasesALimiterItAdoptedInPart(t *testing.T) {
 	holder.Adopt("test", second, limiter.Retries[int]{})
 	q := New(Config[int]{})
 	l := q.Adopt("test", limiter.NewMaxOf[int](first, second), limiter.Retries[int]{})
-	assert.False(t, l.safe.Load(), "adopted in part only")
+	assert.False(t, l.Owned(), "adopted in part only")
 	q.AddRateLimited(1, l)
 	q.ShutDown()
 	other := New(Config[int]{})
 	defer other.ShutDown()
-	assert.True(t, other.Adopt("test", first, limiter.Retries[int]{}).safe.Load(), "the first part was given back")
+	assert.True(t, other.Adopt("test", first, limiter.Retries[int]{}).Owned(), "the first part was given back")
 	assert.Equal(t, 1, first.NumRequeues(1))
 }

@@ -3,6 +3,8 @@ package actor
 import (
 	"slices"
 	"time"
+
+	"github.com/actorqueue/workqueue/limiter"
 )
 
 // AddOpts are the options of an add to a priority queue, with the fields of
@@ -39,11 +41,11 @@ type PriorityQueue[T comparable] struct {
 // With a maximum of retries (see Retries.Max) and o.RateLimited, each item counts a requeue,
 // even after shutdown; the caller waits for the owner to count them, and gives up on the items
 // past the maximum, once the others are added.
-func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
+func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *limiter.Handle[T], items ...T) {
 	for _, item := range items {
 		q.checkAdd("AddWithOpts", item)
 	}
-	counting := o.RateLimited && l.retries.Max > 0
+	counting := o.RateLimited && l.Retries().Max > 0
 	stopping := q.stopping.Load()
 	if len(items) == 0 || stopping && !counting {
 		return
@@ -56,13 +58,13 @@ func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 	if o.After > 0 || o.RateLimited {
 		now := q.clock.Now() // read here, so that a fake clock stepped right after counts from the call
 		c.at = q.since(now)
-		if o.RateLimited && !l.safe.Load() && !stopping {
+		if o.RateLimited && !l.Owned() && !stopping {
 			d.delays, d.rateLimited = delaysOf(l, items, o.After, now), false
 		}
 	}
 	if counting {
 		q.call(c)
-		q.giveUp(l, l.retries.Max+1, d.items...) // the items the owner gave up on
+		l.GiveUp(l.Retries().Max+1, d.items...) // the items the owner gave up on
 		return
 	}
 	q.post(c)
@@ -70,10 +72,10 @@ func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *Limiter[T], items ...T) {
 
 // delaysOf asks l how long each item should wait, at the instant now, and returns each item's
 // delay under the option After of its add (see shorter).
-func delaysOf[T comparable](l *Limiter[T], items []T, after time.Duration, now time.Time) []time.Duration {
+func delaysOf[T comparable](l *limiter.Handle[T], items []T, after time.Duration, now time.Time) []time.Duration {
 	delays := make([]time.Duration, len(items))
 	for i, item := range items {
-		delays[i] = shorter(after, l.whenAt(item, now))
+		delays[i] = shorter(after, l.WhenAt(item, now))
 	}
 	return delays
 }
@@ -93,7 +95,7 @@ func (q *PriorityQueue[T]) AddAfter(item T, duration time.Duration) {
 }
 
 // AddRateLimited is AddWithOpts with RateLimited, asking l.
-func (q *PriorityQueue[T]) AddRateLimited(item T, l *Limiter[T]) {
+func (q *PriorityQueue[T]) AddRateLimited(item T, l *limiter.Handle[T]) {
 	q.AddWithOpts(AddOpts{RateLimited: true}, l, item)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/actorqueue/workqueue/clock"
 	"github.com/actorqueue/workqueue/internal/keys"
+	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
 	"github.com/actorqueue/workqueue/queue"
 	"github.com/actorqueue/workqueue/queue/priority"
@@ -68,26 +69,26 @@ type Queue[T comparable] struct {
 	group     func(T) string // a grouped queue's group function, checked in callers (see checkAdd)
 	bubbled   bool           // built in a testing/synctest bubble (see Abandon)
 
-	replies sync.Pool     // chan result[T], buffer 1
-	tomb    sync.Mutex    // held by whoever applies commands after the handover
-	adopted []*Limiter[T] // the limiters q adopted, until released (under tomb)
+	replies sync.Pool            // chan result[T], buffer 1
+	tomb    sync.Mutex           // held by whoever applies commands after the handover
+	adopted []*limiter.Handle[T] // the limiters q adopted, until released (under tomb)
 
 	// What the owner goroutine touches, and after the handover the caller holding tomb.
 	core     core[T]
 	fifo     *queue.Machine[T]    // the core of a FIFO queue; nil for a priority queue
 	prio     *priority.Machine[T] // the core of a priority queue; nil for a FIFO queue
 	metrics  *metrics.Queue[T]
-	meter    clock.Clock      // the metrics' clock: clock, or the real one (see NewPriority)
-	forward  func(T)          // see Config.Forward
-	stopWhen func() bool      // see Config.StopWhen
-	getters  []chan result[T] // getters waiting in the owner for an item, oldest first
-	drainers []chan result[T] // ShutDownWithDrain callers waiting for processing to end
-	stash    any              // a panic nobody waited for, for the next caller that waits
-	counts   map[T]int        // rate-limited requeues since the last Forget (see Retries.Max)
-	now      time.Time        // the turn's instant on clock, read once; zero until read
-	schedule queue.Schedule   // the ticks and the heartbeat
-	apart    bool             // the ticks are on the real clock, apart from the queue's
-	ahead    []T              // room for the items prefetch reads ahead for
+	meter    clock.Clock       // the metrics' clock: clock, or the real one (see NewPriority)
+	forward  func(T)           // see Config.Forward
+	stopWhen func() bool       // see Config.StopWhen
+	getters  []chan result[T]  // getters waiting in the owner for an item, oldest first
+	drainers []chan result[T]  // ShutDownWithDrain callers waiting for processing to end
+	stash    any               // a panic nobody waited for, for the next caller that waits
+	counts   limiter.Counts[T] // rate-limited requeues since the last Forget (see Retries.Max)
+	now      time.Time         // the turn's instant on clock, read once; zero until read
+	schedule queue.Schedule    // the ticks and the heartbeat
+	apart    bool              // the ticks are on the real clock, apart from the queue's
+	ahead    []T               // room for the items prefetch reads ahead for
 
 	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it
 	// sits on a cache line of its own, away from the fields every caller reads.

@@ -28,7 +28,7 @@ func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 	var a alarm
 	q.turn(&a, &alarm{})
 	assert.Equal(t, 0, q.fifo.Len(), "b was added after the shutdown")
-	assert.Equal(t, 1, noWait.numRequeues("b"), "the failure still counts")
+	assert.Equal(t, 1, noWait.NumRequeues("b"), "the failure still counts")
 }
 
 // TestAbandonLeavesABubblesQueueAlone: a cleanup runs outside every synctest bubble, where

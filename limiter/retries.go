@@ -44,3 +44,30 @@ func (r Retries[T]) Abandon(forget func(T), attempts int, items ...T) {
 		panic(fault)
 	}
 }
+
+// Counts are the rate-limited requeues of each item since its last Forget, which a queue counts
+// against [Retries.Max]. The zero value counts none. It is not safe for simultaneous use: a
+// queue keeps it in its owner goroutine, or under a lock.
+type Counts[T comparable] struct{ n map[T]int }
+
+// Count counts one rate-limited requeue of item under the maximum max. It returns zero if the
+// item may be requeued; once the count passes max, the item's attempts (max+1), its count then
+// dropped. With max zero it counts nothing and returns zero.
+func (c *Counts[T]) Count(item T, max int) (gaveUp int) {
+	if max == 0 {
+		return 0
+	}
+	n := c.n[item] + 1
+	if n > max {
+		delete(c.n, item)
+		return n
+	}
+	if c.n == nil {
+		c.n = make(map[T]int)
+	}
+	c.n[item] = n
+	return 0
+}
+
+// Drop forgets item's count.
+func (c *Counts[T]) Drop(item T) { delete(c.n, item) }

@@ -114,7 +114,7 @@ var Bugs = []Bug{
 	{
 		Name:   "giveup-off-by-one",
 		Breaks: "MaxRetries allows one rate-limited requeue more than it says",
-		File:   "actor/limiter.go",
-		Edits:  []Edit{{"if n <= l.retries.Max {", "if n <= l.retries.Max+1 {"}},
+		File:   "limiter/retries.go",
+		Edits:  []Edit{{"if n > max {", "if n > max+1 {"}},
 	},
 }
