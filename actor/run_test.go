@@ -211,31 +211,12 @@ func TestAPanicWithNobodyWaitingReachesTheNextCaller(t *testing.T) {
 	})
 }
 
-func TestOnClock(t *testing.T) {
-	real := New(Config[int]{})
-	defer real.ShutDown()
-	fake := &stoppedClock{}
-	faked := New(Config[int]{Clock: fake})
-	defer faked.ShutDown()
-	assert.True(t, real.OnClock(nil))
-	assert.False(t, real.OnClock(fake))
-	assert.True(t, faked.OnClock(fake))
-	assert.False(t, faked.OnClock(&stoppedClock{}))
-	assert.False(t, faked.OnClock(nil))
-	assert.False(t, faked.OnClock(uncomparableClock{}), "a clock that cannot be compared is another clock")
-}
-
 type stoppedClock struct{}
 
 func (*stoppedClock) Now() time.Time                       { return time.Time{} }
 func (*stoppedClock) Since(time.Time) time.Duration        { return 0 }
 func (*stoppedClock) After(time.Duration) <-chan time.Time { return nil }
 
-type uncomparableClock struct{ _ []int }
-
-func (uncomparableClock) Now() time.Time                       { return time.Time{} }
-func (uncomparableClock) Since(time.Time) time.Duration        { return 0 }
-func (uncomparableClock) After(time.Duration) <-chan time.Time { return nil }
 
 // TestTakeIsOrderedWithCommands: an item handed ahead to ready, then added again before a
 // getter takes it, is processed once. The getter's take reaches the owner after the second

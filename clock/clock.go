@@ -40,3 +40,17 @@ func OrReal(c Clock) Clock {
 	}
 	return c
 }
+
+// Same reports whether a and b are the same clock, nil standing for the real one. Clocks of a
+// type that cannot be compared are never the same.
+func Same(a, b Clock) (same bool) {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
