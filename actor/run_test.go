@@ -217,7 +217,6 @@ func (*stoppedClock) Now() time.Time                       { return time.Time{} 
 func (*stoppedClock) Since(time.Time) time.Duration        { return 0 }
 func (*stoppedClock) After(time.Duration) <-chan time.Time { return nil }
 
-
 // TestTakeIsOrderedWithCommands: an item handed ahead to ready, then added again before a
 // getter takes it, is processed once. The getter's take reaches the owner after the second
 // Add, as it happened after it.
