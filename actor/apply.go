@@ -6,6 +6,7 @@ import (
 
 	"github.com/actorqueue/workqueue/metrics"
 	"github.com/actorqueue/workqueue/queue"
+	"github.com/actorqueue/workqueue/queue/priority"
 )
 
 // core is a queue's state machine: *queue.Machine (client-go's rules) or *priority.Machine
@@ -166,7 +167,7 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 		case d.delays != nil:
 			after = d.delays[i]
 		case d.rateLimited:
-			after = shorter(after, c.lim.WhenAt(item, now))
+			after = priority.Delay(after, c.lim.WhenAt(item, now))
 		}
 		var readyAt time.Time
 		if after > 0 {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/limiter"
+	"github.com/actorqueue/workqueue/queue/priority"
 )
 
 // AddOpts are the options of an add to a priority queue, with the fields of
@@ -71,22 +72,13 @@ func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, l *limiter.Handle[T], items ..
 }
 
 // delaysOf asks l how long each item should wait, at the instant now, and returns each item's
-// delay under the option After of its add (see shorter).
+// delay under the option After of its add (see priority.Delay).
 func delaysOf[T comparable](l *limiter.Handle[T], items []T, after time.Duration, now time.Time) []time.Duration {
 	delays := make([]time.Duration, len(items))
 	for i, item := range items {
-		delays[i] = shorter(after, l.WhenAt(item, now))
+		delays[i] = priority.Delay(after, l.WhenAt(item, now))
 	}
 	return delays
-}
-
-// shorter returns the delay of a rate-limited add whose option After is after, given the wait
-// its limiter decided: the wait, unless after is set and shorter, as in controller-runtime.
-func shorter(after, wait time.Duration) time.Duration {
-	if after == 0 || wait < after {
-		return wait
-	}
-	return after
 }
 
 // AddAfter is AddWithOpts with After: duration.

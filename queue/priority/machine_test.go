@@ -135,3 +135,19 @@ func mevents(events []metrics.Event[string]) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// TestDelay: a rate-limited add waits the limiter's wait, unless its option After is set and
+// shorter.
+func TestDelay(t *testing.T) {
+	for _, c := range []struct{ after, wait, want time.Duration }{
+		{0, 2 * time.Second, 2 * time.Second},
+		{3 * time.Second, 2 * time.Second, 2 * time.Second},
+		{time.Second, 2 * time.Second, time.Second},
+		{-time.Second, 2 * time.Second, -time.Second}, // After below zero: at once
+		{time.Second, 0, 0},
+	} {
+		if got := Delay(c.after, c.wait); got != c.want {
+			t.Errorf("Delay(After %v, wait %v) = %v, want %v", c.after, c.wait, got, c.want)
+		}
+	}
+}
