@@ -14,7 +14,7 @@ func newTestMailbox() *mailbox[int] {
 // putItems puts an Add of each of the items from..to-1.
 func putItems(b *mailbox[int], from, to int) {
 	for i := from; i < to; i++ {
-		b.put(command[int]{op: opAdd, item: i})
+		b.put(command[int]{op: opAdd, item: i}, true)
 	}
 }
 
@@ -71,7 +71,7 @@ func TestMailboxReusesItsSegments(t *testing.T) {
 func TestMailboxRecycleReleasesItems(t *testing.T) {
 	b := mailbox[*int]{wake: make(chan struct{}, 1), taken: new(atomic.Uint64)}
 	for range 20 {
-		b.put(command[*int]{op: opAdd, item: new(int)})
+		b.put(command[*int]{op: opAdd, item: new(int)}, true)
 	}
 	chain := b.collect()
 	b.recycle(chain)
@@ -134,22 +134,28 @@ func TestMailboxNeverUsedHoldsNoSegment(t *testing.T) {
 	}
 }
 
-func TestMailboxPutReportsTheWake(t *testing.T) {
+func TestMailboxPutWakesASleepingOwnerOnce(t *testing.T) {
 	b := newTestMailbox()
-	if b.put(command[int]{op: opAdd}) {
-		t.Error("a put reported a wake before the owner ever slept")
+	b.put(command[int]{op: opAdd}, true)
+	if len(b.wake) != 0 {
+		t.Error("a put sent a token before the owner ever slept")
 	}
 	b.recycle(b.collect())
 	if b.collect() != nil { // finds nothing: the owner goes to sleep
 		t.Fatal("collected commands from an empty mailbox")
 	}
-	if !b.put(command[int]{op: opAdd}) {
-		t.Error("the first put after the owner fell asleep did not report a wake")
+	b.put(command[int]{op: opAdd}, false)
+	if len(b.wake) != 0 || b.sleeping {
+		t.Error("the owner's own post sent a token, or left the owner marked asleep")
 	}
+	b.recycle(b.collect())
+	b.collect()
+	b.put(command[int]{op: opAdd}, true)
 	if len(b.wake) != 1 {
-		t.Error("the wake sent no token")
+		t.Error("the first put after the owner fell asleep sent no token")
 	}
-	if b.put(command[int]{op: opAdd}) {
-		t.Error("a second put reported a wake of an owner already woken")
+	b.put(command[int]{op: opAdd}, true)
+	if len(b.wake) != 1 || b.sleeping {
+		t.Error("a second put woke an owner already woken")
 	}
 }

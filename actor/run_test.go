@@ -23,12 +23,12 @@ func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 		q.fifo.AddAfter(-1, time.Now())
 		const flood = 1000
 		for i := range flood {
-			q.mailbox.put(command[int]{op: opAdd, item: i})
+			q.mailbox.put(command[int]{op: opAdd, item: i}, true)
 		}
 		var a alarm
 		q.turn(&a, &alarm{}) // applies the flood, then finds -1 due
 		for i := range flood {
-			q.mailbox.put(command[int]{op: opAdd, item: flood + i})
+			q.mailbox.put(command[int]{op: opAdd, item: flood + i}, true)
 		}
 		q.turn(&a, &alarm{})
 		var order []int
@@ -176,7 +176,7 @@ func TestAPanicSparesTheCommandsAfterIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newQueue(Config[string]{Storage: &pickyStorage{}}) // the owner is not running: the test turns it by hand
 		for _, item := range []string{"a", "bad", "b", "c"} {
-			q.mailbox.put(command[string]{op: opAdd, item: item})
+			q.mailbox.put(command[string]{op: opAdd, item: item}, true)
 		}
 		var a alarm
 		q.turn(&a, &alarm{})

@@ -57,7 +57,7 @@ func (q *Queue[T]) send(c command[T]) {
 	// and every 61st reschedule of a processor serves the global run queue first. Either made
 	// the busy-process rows of the comparison (P2) 3 to 25 times slower than client-go, for a
 	// few microseconds of Add-to-Get latency in an idle process (row 8a).
-	q.mailbox.put(c)
+	q.mailbox.put(c, true)
 	if c.op == opShutDown {
 		// Raised once the command is in: a caller that sees the flag raised (ShuttingDown, or an
 		// Add that drops its item) and then sends a command sends it after the shutdown, so the

@@ -25,7 +25,7 @@ func (q *Queue[T]) catchUp() {
 	now := q.clock.Now()
 	q.now = now
 	if q.core.Advance(now) {
-		q.mailbox.postOwn(command[T]{op: opDue, at: q.since(now)})
+		q.mailbox.put(command[T]{op: opDue, at: q.since(now)}, false)
 	}
 	at := now
 	if q.apart {
