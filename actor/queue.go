@@ -14,41 +14,39 @@ import (
 	"github.com/actorqueue/workqueue/queue/priority"
 )
 
-// readySize is how many reserved items may wait in ready for a getter. A busy owner that fills
-// ready sleeps until a getter empties it and nudges it back (see Queue.fill), so a larger
-// ready spares sleeps and wake-ups under load, at 32 bytes an int item in every queue.
+// readySize is how many reserved items may wait in ready for a getter (see Queue.fill): a larger
+// ready spares a busy owner sleeps and wake-ups, at 32 bytes an int item in every queue.
 const readySize = 64
 
 // Config describes a queue. The zero value is a FIFO queue on the real clock without metrics.
 type Config[T comparable] struct {
 	// Clock is the queue's clock; nil means the real one.
 	Clock clock.Clock
-	// Storage holds the waiting items; nil means a FIFO. Any storage but a *queue.FIFO is code of
-	// others: callers wait for each command, and no item is reserved before a getter asks.
+	// Storage holds the waiting items; nil means a FIFO. Any other than a *queue.FIFO is code of
+	// others: callers wait for each command, and nothing is reserved before a getter asks.
 	Storage queue.Storage[T]
-	// Metrics records the queue's metrics; nil records none. Unless its provider allows them
-	// to trail (metrics.AsyncProvider), callers wait for each command, so that the metrics are
-	// current when Add, Get or Done returns, as in client-go.
+	// Metrics records the queue's metrics; nil records none. Unless its provider lets them trail
+	// (metrics.AsyncProvider), callers wait for each command, so that they are current when the
+	// call returns, as in client-go.
 	Metrics *metrics.Queue[T]
-	// Forward, when set, receives every item that falls due, from the owner goroutine: the queue
-	// is then only a delay heap in front of another queue.
+	// Forward, when set, receives every item that falls due, in the owner goroutine: the queue
+	// is then a delay heap in front of another queue.
 	Forward func(T)
 	// Delaying says the queue serves AddAfter. On an injected clock it then keeps client-go's
 	// heartbeat (see timers).
 	Delaying bool
 	// Group, when set, names each item's group (see queue.Grouped), with at most MaxPerGroup
-	// items of one group in processing (0: no limit). Storage must be nil. It is called in the
-	// callers' goroutines before each add, where its panic is raised, and again in the owner.
+	// items of one group in processing (0: no limit); Storage must be nil. It is called in the
+	// caller before each add, where its panic is raised, and again in the owner.
 	Group       func(T) string
 	MaxPerGroup int
-	// StopWhen, when set, is asked whenever the owner wakes whether the queue should shut itself
-	// down, dropping its delayed items; it then does. It runs in the owner goroutine.
+	// StopWhen, when set, is asked in the owner whenever it wakes whether the queue should shut
+	// itself down, dropping its delayed items.
 	StopWhen func() bool
 }
 
-// Queue is a workqueue run by one owner goroutine. Create it with [New] or [NewPriority]. All
-// its methods are safe for simultaneous use by multiple goroutines, and none blocks after
-// shutdown except ShutDownWithDrain, which waits for processing to end as documented.
+// Queue is a workqueue run by one owner goroutine. Create it with [New] or [NewPriority]. Its
+// methods are safe for simultaneous use, and none blocks after shutdown but ShutDownWithDrain.
 type Queue[T comparable] struct {
 	mailbox  mailbox[T]
 	ready    chan handoff[T] // reading ahead: reserved items on their way to getters
@@ -90,8 +88,8 @@ type Queue[T comparable] struct {
 	apart    bool              // the ticks are on the real clock, apart from the queue's
 	ahead    []T               // room for the items prefetch reads ahead for
 
-	// taken is the highest reservation any getter has taken. Getters raise it on every Get, so it
-	// sits on a cache line of its own, away from the fields every caller reads.
+	// taken is the highest reservation any getter has taken: raised on every Get, so on a cache
+	// line of its own.
 	_     [64]byte
 	taken atomic.Uint64
 	_     [56]byte
@@ -137,12 +135,11 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	return q
 }
 
-// NewPriority starts the owner goroutine of a queue with the rules of controller-runtime's
-// priority queue (see package queue/priority) and returns the queue. Of c it uses Clock,
-// Metrics (made with metrics.Config.Priority), Group and MaxPerGroup.
-//
-// Its metrics read the real clock whatever Clock is, as controller-runtime's do; on an injected
-// clock the unfinished-work ticks then have a real-clock alarm of their own.
+// NewPriority starts the owner goroutine of a queue with controller-runtime's rules (see
+// package queue/priority) and returns the queue. Of c it uses Clock, Metrics (made with
+// metrics.Config.Priority), Group and MaxPerGroup. Its metrics read the real clock whatever
+// Clock is, as controller-runtime's do: on an injected clock, the unfinished-work ticks then
+// have a real-clock alarm of their own.
 func NewPriority[T comparable](c Config[T]) *PriorityQueue[T] {
 	q := newShell(c.Clock, c.Metrics)
 	state := priority.New[T]()
@@ -182,9 +179,8 @@ func newShell[T comparable](c clock.Clock, m *metrics.Queue[T]) *Queue[T] {
 	return q
 }
 
-// since returns the instant t as the time since the queue's origin, as commands carry
-// instants. Without a monotonic reading, an instant far in the future saturates rather than
-// wraps, so it stays in the future.
+// since returns the instant t as the time since the queue's origin, as commands carry it. An
+// instant far in the future saturates rather than wraps.
 func (q *Queue[T]) since(t time.Time) time.Duration { return t.Sub(q.origin) }
 
 // instantOf returns the instant at, given as the time since the queue's origin.
