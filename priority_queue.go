@@ -49,7 +49,8 @@ type TypedPriorityQueueConfig[T comparable] struct {
 	// depth is recorded by priority, as controller-runtime does.
 	MetricsProvider MetricsProvider
 	// Clock times the delays of AddAfter and AddRateLimited; nil means the real clock. The
-	// metrics read the real clock, as controller-runtime's do, whatever this is.
+	// metrics read the real clock, as controller-runtime's do, whatever this is; only their
+	// unfinished-work gauges move on this clock, every 500 ms of it.
 	Clock Clock
 	// RateLimiter decides AddRateLimited's waits; nil means controller-runtime's default, a
 	// per-item exponential backoff from 5ms doubling up to 1000s.

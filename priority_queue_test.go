@@ -369,9 +369,10 @@ func TestPriorityQueueMetrics(t *testing.T) {
 
 // TestPriorityQueueOnAnInjectedClockTimesItsMetricsOnTheRealClock: controller-runtime's priority
 // queue reads the real clock for its metrics, whatever times its delays. On a clock of the
-// test's own, a priority queue with metrics asks that clock for the delays of its items and
-// for nothing else, and its unfinished-work gauges move every 500 ms of real time while an item
-// is in processing. (A FIFO queue's metrics follow the clock in its config, as client-go's do.)
+// test's own, a priority queue with metrics asks that clock for the delays of its items and the
+// ticks of its unfinished-work gauges, which move every 500 ms of that clock while an item is
+// in processing, reading the real clock. (A FIFO queue's metrics follow the clock in its
+// config, as client-go's do.)
 func TestPriorityQueueOnAnInjectedClockTimesItsMetricsOnTheRealClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clock := newFakeClock()
@@ -382,13 +383,17 @@ func TestPriorityQueueOnAnInjectedClockTimesItsMetricsOnTheRealClock(t *testing.
 		q.AddAfter("later", time.Second)
 		q.Add("now")
 		item, _ := q.Get()
-		time.Sleep(time.Second) // real time, in the bubble: two ticks
+		time.Sleep(time.Second) // real time, in the bubble; the queue's clock stands still
 		synctest.Wait()
-		assert.Equal(t, []time.Duration{time.Second}, clock.Asked(), "the clock is asked for the delay only")
-		assert.Equal(t, 2, mp.unfinished.setCalls(), "the gauges move on the real clock")
+		assert.Equal(t, 0, mp.unfinished.setCalls(), "no tick before the queue's clock moves")
+		clock.Step(500 * time.Millisecond)
+		synctest.Wait()
+		assert.Equal(t, []time.Duration{time.Second, 500 * time.Millisecond, 500 * time.Millisecond}, clock.Asked(),
+			"the clock is asked for the delay and the ticks, the next one too, as the item is still in processing")
+		assert.Equal(t, 1, mp.unfinished.setCalls(), "a tick after 500 ms of the queue's clock")
 		assert.Equal(t, 1.0, mp.unfinished.value(), "one item, in processing for a second of real time")
 		q.Done(item)
-		clock.Step(time.Second)
+		clock.Step(500 * time.Millisecond)
 		synctest.Wait()
 		item, _ = q.Get()
 		assert.Equal(t, "later", item, "the delay runs on the clock of the config")

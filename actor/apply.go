@@ -10,8 +10,7 @@ import (
 )
 
 // core is a queue's state machine: *queue.Machine (client-go's rules) or *priority.Machine
-// (controller-runtime's). The owner calls it with the instants it reads, and carries out what
-// it returns: metric events, items due, items to hand out.
+// (controller-runtime's). The owner passes it the instants and carries out what it returns.
 type core[T comparable] interface {
 	Add(item T, at time.Time)
 	AddAfter(item T, at time.Time)
@@ -30,9 +29,8 @@ type core[T comparable] interface {
 	Events() []metrics.Event[T]
 }
 
-// exec applies c and answers its caller, if one waits. It may panic, from the code of others
-// that a command runs (a storage, a forward function, a call to the limiter): execFrom then
-// answers c with the panic.
+// exec applies c and answers its caller, if one waits. It may panic, from code of others that
+// c runs (a storage, a limiter's call): execAll then answers c with the panic.
 func (q *Queue[T]) exec(c *command[T]) {
 	if q.readAhead {
 		q.fifo.Take(c.taken) // the takes that happened before c was sent
@@ -43,9 +41,7 @@ func (q *Queue[T]) exec(c *command[T]) {
 	switch {
 	case parked: // answered later; a panic of its metrics waits for the next caller
 		q.keep(fault)
-	case c.op == opDo && c.reply != nil:
-		// A call to a limiter the queue adopted, which may come from another queue: no panic
-		// kept for the queue's own callers rides on its answer.
+	case c.op == opDo && c.reply != nil: // maybe from another queue: takes no kept panic
 		c.reply <- r
 	default:
 		if r.fault == nil {
@@ -56,7 +52,7 @@ func (q *Queue[T]) exec(c *command[T]) {
 }
 
 // apply carries out c, which happened at the instant at (see stamp). It reports parked when
-// the answer comes later: a getter that waits, a drain, or a getter that gave up.
+// the answer comes later (a getter that waits, a drain), or never (a getter that gave up).
 func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool) {
 	switch c.op {
 	case opAdd:
@@ -128,12 +124,11 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 	return r, false
 }
 
-// addBatch adds the items of c in order: plainly to a FIFO queue, with their options to a
-// priority queue, and returns the items given up on (see Retries.Max), which a rate-limited
-// add counts first, even after shutdown. controller-runtime drops an add once shutdown has
-// begun, without asking its limiter, and adds every item it has asked the limiter about: so
-// does the owner. An add whose caller asked its limiter (d.delays) is applied even if
-// shutdown began since.
+// addBatch adds the items of c in order, to a FIFO queue plainly, to a priority queue with
+// their options, and returns the items given up on (see limiter.Retries.Max): a rate-limited
+// add counts them first, even after shutdown. Like controller-runtime, the owner drops an add
+// once shutdown has begun, unless the caller has asked its limiter (d.delays): it adds every
+// item it has asked a limiter about.
 func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 	d := c.more
 	if q.prio == nil {
@@ -142,31 +137,19 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 		}
 		return nil
 	}
-	var skip []int // the indexes of the items given up on
-	if d.rateLimited || d.delays != nil {
-		for i, item := range d.items {
-			if q.counts.Count(item, c.lim.Retries().Max) > 0 {
-				gaveUp, skip = append(gaveUp, item), append(skip, i)
-			}
-		}
-	}
-	if len(gaveUp) > 0 {
-		defer c.lim.ForgetGivenUp(gaveUp...) // once the others are added
-	}
-	if q.prio.Closed() && d.delays == nil {
-		return gaveUp
-	}
-	now := q.instantOf(c.at)
+	limited, now := d.rateLimited || d.delays != nil, q.instantOf(c.at)
 	for i, item := range d.items {
-		if len(skip) > 0 && skip[0] == i {
-			skip = skip[1:]
+		if limited && q.counts.Count(item, c.lim.Retries().Max) > 0 {
+			gaveUp = append(gaveUp, item)
+			continue
+		}
+		if q.prio.Closed() && d.delays == nil {
 			continue
 		}
 		after := d.after
-		switch {
-		case d.delays != nil:
+		if d.delays != nil {
 			after = d.delays[i]
-		case d.rateLimited:
+		} else if d.rateLimited {
 			after = priority.Delay(after, c.lim.WhenAt(item, now))
 		}
 		var readyAt time.Time
@@ -175,12 +158,15 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 		}
 		q.prio.AddWithOpts(item, d.priority, readyAt)
 	}
+	if len(gaveUp) > 0 {
+		c.lim.ForgetGivenUp(gaveUp...)
+	}
 	return gaveUp
 }
 
-// forwardDue passes the items that fell due to the queue in front of which q is a delay heap.
-// Each is passed on whatever the others do: a panic of one is kept for the next caller that
-// waits (the item is lost: the queue refused it).
+// forwardDue passes the items that fell due to the queue q is a delay heap in front of, each
+// whatever the others do: a panic is kept for the next caller that waits (the queue refused
+// the item).
 func (q *Queue[T]) forwardDue() {
 	items := q.fifo.Forwarded()
 	for _, item := range items {
@@ -189,9 +175,8 @@ func (q *Queue[T]) forwardDue() {
 	clear(items)
 }
 
-// stamp returns the instant c happened at, for the metrics: the instant its caller read, when
-// callers read the clock for them (see Queue.timed); now, for other queues with metrics; zero
-// without metrics, which need no instant.
+// stamp returns the instant c happened at, for the metrics: the one its caller read, when
+// callers read the clock for them (see Queue.timed); else now; zero without metrics.
 func (q *Queue[T]) stamp(c *command[T]) time.Time {
 	switch {
 	case !q.metrics.Enabled():
@@ -202,80 +187,8 @@ func (q *Queue[T]) stamp(c *command[T]) time.Time {
 	return q.clock.Now()
 }
 
-// record records the core's metric events at the instant at (zero, or a priority queue whose
-// metrics read the real clock apart from its own: now, on the metrics' clock), every one of
-// them, and returns the first panic of a metric, if any.
-func (q *Queue[T]) record(at time.Time) (fault any) {
-	events := q.core.Events()
-	if len(events) == 0 {
-		return nil
-	}
-	if at.IsZero() || q.apart {
-		at = q.meter.Now()
-	}
-	for i := 0; i < len(events); {
-		i, fault = q.recordFrom(events, i, at, fault)
-	}
-	clear(events) // the core's buffer holds no item past its processing
-	return fault
-}
-
-// recordFrom records events from the i-th on and returns len(events), with fault or, if it was
-// nil, the panic of a metric; one that panics is skipped, and the index after it returned.
-func (q *Queue[T]) recordFrom(events []metrics.Event[T], i int, at time.Time, fault any) (next int, first any) {
-	first = fault
-	defer func() {
-		if p := recover(); p != nil {
-			if first == nil {
-				first = p
-			}
-			next++
-		}
-	}()
-	for next = i; next < len(events); next++ {
-		if events[next].Kind == metrics.KindStarted {
-			q.schedule.Started(at)
-		}
-		q.metrics.Record(events[next], at)
-	}
-	return next, first
-}
-
-// fail answers c with the panic p that applying it raised, once the metric events of what it
-// did before are recorded; with nobody waiting, p is kept for the next caller that waits.
-func (q *Queue[T]) fail(c *command[T], p any) {
-	q.keep(q.record(time.Time{}))
-	q.answer(c.reply, result[T]{fault: p})
-}
-
-// answer sends r to reply, or keeps its fault when reply is nil. A kept panic rides on the
-// first answer that has none of its own.
-func (q *Queue[T]) answer(reply chan result[T], r result[T]) {
-	if reply == nil {
-		q.keep(r.fault)
-		return
-	}
-	if r.fault == nil {
-		r.fault, q.stash = q.stash, nil
-	}
-	reply <- r
-}
-
-// keep stashes the panic p, if there is one and none is stashed already.
-func (q *Queue[T]) keep(p any) {
-	if p != nil && q.stash == nil {
-		q.stash = p
-	}
-}
-
-// guard runs f, keeping its panic: for work that no caller waits on.
-func (q *Queue[T]) guard(f func()) {
-	defer func() { q.keep(recover()) }()
-	f()
-}
-
-// later returns the instant a delay d >= 0 after at, both counted from the queue's origin.
-// Like q.since, it saturates rather than wraps: a delay too long to count is as long as can be.
+// later returns the instant a delay d >= 0 after at, both counted from the queue's origin,
+// saturating as q.since does.
 func later(at, d time.Duration) time.Duration {
 	if sum := at + d; sum >= at {
 		return sum

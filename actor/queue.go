@@ -85,7 +85,7 @@ type Queue[T comparable] struct {
 	counts   limiter.Counts[T] // rate-limited requeues since the last Forget (see Retries.Max)
 	now      time.Time         // the turn's instant on clock, read once; zero until read
 	schedule queue.Schedule    // the ticks and the heartbeat
-	apart    bool              // the ticks are on the real clock, apart from the queue's
+	apart    bool              // the metrics read the real clock, apart from the queue's
 	ahead    []T               // room for the items prefetch reads ahead for
 
 	// taken is the highest reservation any getter has taken: raised on every Get, so on a cache
@@ -138,8 +138,8 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 // NewPriority starts the owner goroutine of a queue with controller-runtime's rules (see
 // package queue/priority) and returns the queue. Of c it uses Clock, Metrics (made with
 // metrics.Config.Priority), Group and MaxPerGroup. Its metrics read the real clock whatever
-// Clock is, as controller-runtime's do: on an injected clock, the unfinished-work ticks then
-// have a real-clock alarm of their own.
+// Clock is, as controller-runtime's do; their unfinished-work gauges move every 500 ms of
+// Clock.
 func NewPriority[T comparable](c Config[T]) *PriorityQueue[T] {
 	q := newShell(c.Clock, c.Metrics)
 	state := priority.New[T]()
@@ -151,7 +151,6 @@ func NewPriority[T comparable](c Config[T]) *PriorityQueue[T] {
 	q.core = q.prio
 	if c.Clock != nil {
 		q.meter, q.apart = clock.Real{}, true
-		q.schedule.TickFrom(q.meter.Now())
 	}
 	q.start()
 	return &PriorityQueue[T]{q}

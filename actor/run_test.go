@@ -26,11 +26,11 @@ func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 			q.mailbox.put(command[int]{op: opAdd, item: i}, true)
 		}
 		var a alarm
-		q.turn(&a, &alarm{}) // applies the flood, then finds -1 due
+		q.turn(&a) // applies the flood, then finds -1 due
 		for i := range flood {
 			q.mailbox.put(command[int]{op: opAdd, item: flood + i}, true)
 		}
-		q.turn(&a, &alarm{})
+		q.turn(&a)
 		var order []int
 		for item, _, ok := q.fifo.Reserve(time.Time{}); ok; item, _, ok = q.fifo.Reserve(time.Time{}) {
 			order = append(order, item)
@@ -179,7 +179,7 @@ func TestAPanicSparesTheCommandsAfterIt(t *testing.T) {
 			q.mailbox.put(command[string]{op: opAdd, item: item}, true)
 		}
 		var a alarm
-		q.turn(&a, &alarm{})
+		q.turn(&a)
 		assert.Equal(t, 3, q.fifo.Len(), "a, b and c are queued")
 		assert.Equal(t, "push failed: bad", q.stash, "the panic is kept for the next caller")
 	})
@@ -225,7 +225,7 @@ func TestTakeIsOrderedWithCommands(t *testing.T) {
 		q := newQueue(Config[string]{}) // the owner is not running: the test turns it by hand
 		var a alarm
 		q.Add("web")
-		q.turn(&a, &alarm{}) // web is reserved and waits in ready
+		q.turn(&a) // web is reserved and waits in ready
 		q.Add("web")
 		got := make(chan string)
 		go func() {
@@ -233,10 +233,10 @@ func TestTakeIsOrderedWithCommands(t *testing.T) {
 			got <- item
 		}()
 		synctest.Wait() // the getter took web; its news is in the mailbox, behind the Add
-		q.turn(&a, &alarm{})
+		q.turn(&a)
 		assert.Equal(t, "web", <-got)
 		q.Done("web")
-		q.turn(&a, &alarm{})
+		q.turn(&a)
 		assert.Equal(t, 0, q.fifo.Len(), "the second Add merged with the first")
 		assert.Equal(t, 0, q.fifo.Processing())
 	})

@@ -2,9 +2,9 @@ package actor
 
 import "time"
 
-// post sends c, waiting for the outcome when the owner runs foreign code. When the owner records
-// metrics without making callers wait (see Queue.timed), an add or a Done carries the instant
-// of the call, so that the metrics measure from the call rather than from the owner's turn.
+// post sends c, and waits for the outcome when callers wait (see Queue.waits). When they do
+// not but the metrics measure from the calls (see Queue.timed), an add or a Done carries the
+// instant of the call.
 func (q *Queue[T]) post(c command[T]) {
 	if q.timed && (c.op == opAdd || c.op == opAddBatch || c.op == opDone) {
 		c.at = q.since(q.clock.Now())
@@ -16,7 +16,7 @@ func (q *Queue[T]) post(c command[T]) {
 	}
 }
 
-// call sends c and waits for the answer, raising any panic the command caused.
+// call sends c and waits for the answer, raising any panic it carries.
 func (q *Queue[T]) call(c command[T]) result[T] {
 	r := q.ask(c)
 	throw(r)
@@ -42,6 +42,13 @@ func (q *Queue[T]) ask(c command[T]) result[T] {
 
 // send makes sure c is applied: by the owner, or, once the owner has handed the state over,
 // by this caller.
+//
+// The caller does not yield to the owner a put may wake, which runs once the caller blocks or
+// a processor falls idle. Yielding (runtime.Gosched) puts the caller behind every preempted
+// goroutine in the global run queue, a time slice (10 ms) each with CPU-bound goroutines in the
+// process; blocking until the owner's turn begins costs a reschedule. Either made the
+// comparison's busy-process rows (P2) 3 to 25 times slower, for a few microseconds of latency
+// in an idle process (row 8a).
 func (q *Queue[T]) send(c command[T]) {
 	select {
 	case <-q.handover:
@@ -49,25 +56,14 @@ func (q *Queue[T]) send(c command[T]) {
 		return
 	default:
 	}
-	// The owner this put may wake runs next on this processor once the caller blocks, or on
-	// a processor that falls idle. The caller does not hand its processor over. Yielding
-	// (runtime.Gosched) puts the caller in the global run queue, behind every goroutine the
-	// scheduler has preempted, for a whole time slice (10 ms) each in a process with CPU-bound
-	// goroutines; blocking until the owner has begun its turn costs a reschedule of the caller,
-	// and every 61st reschedule of a processor serves the global run queue first. Either made
-	// the busy-process rows of the comparison (P2) 3 to 25 times slower than client-go, for a
-	// few microseconds of Add-to-Get latency in an idle process (row 8a).
 	q.mailbox.put(c, true)
 	if c.op == opShutDown {
-		// Raised once the command is in: a caller that sees the flag raised (ShuttingDown, or an
-		// Add that drops its item) and then sends a command sends it after the shutdown, so the
-		// owner cannot apply an AddRateLimited, say, as if the queue were still running when
-		// ShuttingDown has already said it was not.
+		// Raised once the command is in, so that a command sent after the flag is seen (an Add
+		// dropped, ShuttingDown true) is applied after the shutdown.
 		q.stopping.Store(true)
 	}
-	// The owner closes handover before its last look at the mailbox. If handover is still open
-	// here, that look is yet to come and will find c; if it is closed, c may have arrived too
-	// late, and settle applies it.
+	// The owner closes handover before its last look at the mailbox: if it is still open, that
+	// look will find c; if closed, c may have come too late, and settle applies it.
 	select {
 	case <-q.handover:
 		q.settle(nil)
@@ -75,8 +71,8 @@ func (q *Queue[T]) send(c command[T]) {
 	}
 }
 
-// settleOwn is settle of a command of the caller's own. Making it a slice here, not in send,
-// keeps send's command on the stack: escape analysis would move it to the heap on every call.
+// settleOwn is settle of the caller's own command. Making the slice here keeps send's command
+// on the stack: escape analysis would move it to the heap on every call.
 func (q *Queue[T]) settleOwn(c command[T]) { q.settle([]command[T]{c}) }
 
 // settle applies, holding the handover lock, whatever is left in the mailbox and then own.
@@ -90,8 +86,7 @@ func (q *Queue[T]) settle(own []command[T]) {
 	q.execAll(own)
 }
 
-// drainMailbox applies every command in the mailbox, in a turn of its own: the first command
-// that needs the time reads the clock afresh.
+// drainMailbox applies every command in the mailbox, in a turn of its own.
 func (q *Queue[T]) drainMailbox() {
 	q.now = time.Time{}
 	for chain := q.mailbox.collect(); chain != nil; chain = q.mailbox.collect() {

@@ -26,7 +26,7 @@ func TestShutdownIsOrderedWithWhatFollowsTheFlag(t *testing.T) {
 	q.AddRateLimited("b", noWait)
 
 	var a alarm
-	q.turn(&a, &alarm{})
+	q.turn(&a)
 	assert.Equal(t, 0, q.fifo.Len(), "b was added after the shutdown")
 	assert.Equal(t, 1, noWait.NumRequeues("b"), "the failure still counts")
 }

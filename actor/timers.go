@@ -10,11 +10,10 @@ func (q *Queue[T]) startHeartbeat() {
 	}
 }
 
-// catchUp does the work that time has brought, at the end of a turn: it asks StopWhen; posts
-// the release of what is due to the mailbox, where it is applied after every command sent
-// before it and before every command sent after, so that a flood of commands cannot hold it
-// back (and a FIFO queue stamps it with the takes so far, which it must meet); moves the
-// unfinished-work gauges when due; and schedules the next heartbeat.
+// catchUp does what time has brought, at the end of a turn: it asks StopWhen; posts the release
+// of what is due to the mailbox, where it takes effect in order with the commands (so that a
+// flood of them cannot hold it back, and a FIFO queue stamps it with the takes so far); moves
+// the unfinished-work gauges when due; and schedules the next heartbeat.
 func (q *Queue[T]) catchUp() {
 	if q.stopWhen != nil {
 		q.watch()
@@ -27,18 +26,14 @@ func (q *Queue[T]) catchUp() {
 	if q.core.Advance(now) {
 		q.mailbox.put(command[T]{op: opDue, at: q.since(now)}, false)
 	}
-	at := now
-	if q.apart {
-		at = q.meter.Now()
-	}
-	if q.schedule.Tick(at, q.core.Processing() > 0) {
-		q.guard(func() { q.updateUnfinished(at) })
+	if q.schedule.Tick(now, q.core.Processing() > 0) {
+		q.guard(q.updateUnfinished)
 	}
 	q.schedule.Beat(now)
 }
 
-// watch shuts the queue down if StopWhen reports true. A panic of StopWhen is kept for the
-// next caller that waits for an answer.
+// watch shuts the queue down if StopWhen reports true; its panic is kept for the next caller
+// that waits.
 func (q *Queue[T]) watch() {
 	if q.core.Closed() {
 		return
@@ -51,9 +46,10 @@ func (q *Queue[T]) watch() {
 	})
 }
 
-// updateUnfinished sets the unfinished-work gauges at at: from the instants the core keeps for
-// a FIFO queue, from those the metrics keep for a priority queue.
-func (q *Queue[T]) updateUnfinished(at time.Time) {
+// updateUnfinished sets the unfinished-work gauges, on the metrics' clock: from the instants
+// the core keeps for a FIFO queue, from those the metrics keep for a priority queue.
+func (q *Queue[T]) updateUnfinished() {
+	at := q.meter.Now()
 	if q.fifo == nil {
 		q.metrics.UpdateUnfinished(at)
 		return
@@ -61,27 +57,14 @@ func (q *Queue[T]) updateUnfinished(at time.Time) {
 	q.metrics.SetUnfinished(q.fifo.Unfinished(at))
 }
 
-// deadline returns the instant the owner's alarm must wake it at, or zero: the earliest of the
-// next heartbeat, the next tick (unless the ticks are on the real clock apart, see
-// NewPriority) and the instant delayed items fall due.
+// deadline returns the instant the alarm must wake the owner at, or zero: the earliest of the
+// next heartbeat, the next tick and the instant delayed items fall due.
 func (q *Queue[T]) deadline() time.Time {
-	at := q.schedule.NextBeat()
-	if !q.apart {
-		at = soonest(at, q.schedule.NextTick())
-	}
+	at := soonest(q.schedule.NextBeat(), q.schedule.NextTick())
 	if due, ok := q.core.NextDue(); ok {
 		at = soonest(at, due)
 	}
 	return at
-}
-
-// apartAt returns the instant, on the real clock, the owner must wake at for a tick when the
-// ticks are apart from the queue's clock; zero otherwise.
-func (q *Queue[T]) apartAt() time.Time {
-	if q.apart {
-		return q.schedule.NextTick()
-	}
-	return time.Time{}
 }
 
 // soonest returns the earlier of two instants, zero standing for none.
