@@ -41,7 +41,7 @@ func (q *Queue[T]) exec(c *command[T]) {
 	switch {
 	case parked: // answered later; a panic of its metrics waits for the next caller
 		q.keep(fault)
-	case c.op == opDo && c.reply != nil: // maybe from another queue: takes no kept panic
+	case c.op == opDo: // maybe from another queue: takes no kept panic
 		c.reply <- r
 	default:
 		if r.fault == nil {

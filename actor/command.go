@@ -58,14 +58,6 @@ type details[T comparable] struct {
 	do func() // opDo
 }
 
-// extra returns c's details, or empty ones.
-func (c *command[T]) extra() *details[T] {
-	if c.more == nil {
-		return &details[T]{}
-	}
-	return c.more
-}
-
 // result is the owner's answer to a command. It is copied for every command answered, so the
 // rarer answers (a snapshot, lists of items) go into the command's details instead, which the
 // caller reads once answered.

@@ -9,8 +9,8 @@ import (
 	"github.com/actorqueue/workqueue/queue"
 )
 
-// Add marks item as needing processing. After shutdown it does nothing. It panics, in the
-// caller's goroutine, if item cannot be a map key.
+// Add marks item as needing processing; after shutdown it does nothing. It panics in the
+// caller if item cannot be a map key.
 func (q *Queue[T]) Add(item T) {
 	q.checkAdd("Add", item)
 	if q.stopping.Load() {
@@ -19,11 +19,9 @@ func (q *Queue[T]) Add(item T) {
 	q.post(command[T]{op: opAdd, item: item})
 }
 
-// AddBatch adds items in order, all at once: a Len or Get on another goroutine sees all of them
-// or none. It costs one command however many items there are, and copies the slice, which the
-// caller may reuse at once. After shutdown it does nothing. It panics, in the caller's
-// goroutine and before adding any, if an item cannot be a map key or the queue's group
-// function panics for it.
+// AddBatch adds items in order, in one command: a Len or Get elsewhere sees all or none. It
+// copies the slice. After shutdown it does nothing. It panics in the caller, adding none, if
+// an item cannot be a map key or the group function panics for it.
 func (q *Queue[T]) AddBatch(items ...T) {
 	for _, item := range items {
 		q.checkAdd("AddBatch", item)
@@ -34,10 +32,10 @@ func (q *Queue[T]) AddBatch(items ...T) {
 	q.post(command[T]{op: opAddBatch, more: &details[T]{items: slices.Clone(items)}})
 }
 
-// AddAfter adds item once delay has passed on the queue's clock; a delay of zero or less adds
-// it at once. An item already waiting keeps the earlier of its two instants. After shutdown it
-// does nothing; otherwise it counts one retry on retries, when not nil, once the item is on
-// its way: a counter that panics loses no item (client-go counts first, and drops the item).
+// AddAfter adds item once delay has passed on the queue's clock, at once if delay <= 0; an
+// item already waiting keeps the earlier instant. After shutdown it does nothing; otherwise it
+// counts one retry on retries, if not nil, once the item is on its way (client-go counts first,
+// and a counter that panics drops the item).
 func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.CounterMetric) {
 	q.checkAdd("AddAfter", item)
 	if q.stopping.Load() {
@@ -46,8 +44,7 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 	if delay <= 0 {
 		q.post(command[T]{op: opAdd, item: item})
 	} else {
-		// The instant is read here, in the caller, so that a fake clock stepped right after the
-		// call measures the delay from the call, as in client-go.
+		// Read here, so that a fake clock stepped right after the call counts from the call.
 		q.post(command[T]{op: opAddAfter, item: item, at: q.since(q.clock.Now().Add(delay))})
 	}
 	if retries != nil {
@@ -56,14 +53,12 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 }
 
 // AddRateLimited adds item after the wait h decides. h is asked even after shutdown, as in
-// client-go, so the failure counts; the item itself is then dropped. Before shutdown it counts
-// one retry on h's counter, once the item is on its way (see AddAfter). With a maximum of
-// retries (see limiter.Retries), it waits for the owner to count the requeue, and gives up on
-// an item past the maximum instead of adding it.
+// client-go, so the failure counts; the item is then dropped. Before shutdown it counts one
+// retry on h's counter (see AddAfter). With a maximum of retries, it waits for the owner to
+// count the requeue, and gives up on an item past the maximum instead of adding it.
 //
-// A limiter the owner adopted is asked by the owner, at the instant of the call. Any other is
-// asked in the caller's goroutine, as client-go asks it, before anything is counted: a limiter
-// that panics uses up no retry.
+// An owned limiter is asked by the owner, at the instant of the call; any other in the caller,
+// as client-go asks it, before anything is counted: one that panics uses up no retry.
 func (q *Queue[T]) AddRateLimited(item T, h *limiter.Handle[T]) {
 	q.checkAdd("AddRateLimited", item)
 	now, r := q.clock.Now(), h.Retries()
@@ -110,8 +105,8 @@ func (q *Queue[T]) NumRequeues(item T, h *limiter.Handle[T]) int {
 	return q.call(command[T]{op: opNumRequeues, item: item, lim: h}).n
 }
 
-// Done ends the processing of item; if item was added again meanwhile, it waits again. Done of
-// an item that is not being processed does nothing. It works after shutdown too.
+// Done ends the processing of item; if it was added meanwhile, it waits again. Done of an item
+// not in processing does nothing. It works after shutdown too.
 func (q *Queue[T]) Done(item T) {
 	q.check("Done", item)
 	q.post(command[T]{op: opDone, item: item})
@@ -120,17 +115,17 @@ func (q *Queue[T]) Done(item T) {
 // Len returns the number of items waiting to be handed out.
 func (q *Queue[T]) Len() int { return q.call(command[T]{op: opLen}).n }
 
-// Snapshot returns the queue's counts at this instant, for debugging; it does not stop the
-// queue. It works after shutdown too.
+// Snapshot returns the queue's counts at this instant, without stopping it, also after
+// shutdown.
 func (q *Queue[T]) Snapshot() queue.Snapshot {
 	d := &details[T]{}
 	q.call(command[T]{op: opSnapshot, more: d})
 	return d.snapshot
 }
 
-// TrackDelayed makes a queue created without delays record, from now on, how many of its items
-// wait in the delay heap, when its metrics provider offers that gauge: for a delaying queue
-// built around it. It does nothing for a queue without metrics, or one that records it already.
+// TrackDelayed makes a queue built without delays record from now on, if its provider offers
+// the gauge, how many of its items wait in the delay heap: for a delaying queue built around
+// it. Without metrics, or when it records them already, it does nothing.
 func (q *Queue[T]) TrackDelayed() { q.call(command[T]{op: opTrackDelayed}) }
 
 // ShuttingDown reports whether shutdown has begun.

@@ -5,20 +5,17 @@ import (
 	"sync/atomic"
 )
 
-// Get blocks until an item can be handed out, marks it as being processed and returns it. Once
-// the queue is shutting down, a FIFO queue returns the items still waiting, then shutdown ==
-// true without blocking; a priority queue returns shutdown == true at once. Every item returned
-// must be passed to Done.
+// Get blocks until an item can be handed out, marks it as being processed and returns it; each
+// must be passed to Done. Once the queue is shutting down, a FIFO queue returns the items still
+// waiting, then shutdown == true; a priority queue returns shutdown == true at once.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
 	item, _, shutdown, _ = q.get(nil)
 	return item, shutdown
 }
 
-// GetWithContext is Get that gives up when ctx is done, and then returns ctx.Err(). A getter
-// that gives up takes nothing: no item is handed to a caller that has gone, so none is lost or
-// left in processing (an item that reached it as ctx ended is returned). Workers can be stopped
-// this way without shutting the queue down. When ctx is already done, it returns at once,
-// without an item.
+// GetWithContext is Get that gives up when ctx is done, returning ctx.Err() at once if it is
+// already. A getter that gives up takes nothing, so no item is lost or left in processing (an
+// item that reached it as ctx ended is returned). Workers can stop so without a shutdown.
 func (q *Queue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return item, false, err
@@ -27,10 +24,9 @@ func (q *Queue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, e
 	return item, shutdown, err
 }
 
-// get is Get, given up when ctx (which may be nil) is done, that also returns a priority
-// queue's priority. Reading ahead, it takes an item from ready, and asks the owner only once
-// the queue is shutting down; otherwise it waits in the owner for an item of its own (see
-// wait).
+// get is Get, given up when ctx (which may be nil) is done. Reading ahead, it takes an item from
+// ready, and asks the owner only once the queue is shutting down; otherwise it waits in the
+// owner (see wait).
 func (q *Queue[T]) get(ctx context.Context) (item T, priority int, shutdown bool, err error) {
 	if !q.readAhead {
 		return q.wait(ctx)
@@ -55,10 +51,9 @@ func (q *Queue[T]) get(ctx context.Context) (item T, priority int, shutdown bool
 	}
 }
 
-// wait asks the owner for an item and waits for it: the owner hands the next item to this
-// getter alone, on its reply channel, at the moment it can, so a priority queue's priorities, a
-// grouped queue's turns and a custom storage's order decide at the hand-out. A getter that
-// gives up withdraws its request; if an item reached it meanwhile, it returns the item.
+// wait asks the owner for an item, which it hands to this getter alone, on its reply channel,
+// when it can: priorities, a grouped queue's turns and a custom storage's order decide at the
+// hand-out. A getter that gives up withdraws; if an item reached it meanwhile, it returns it.
 func (q *Queue[T]) wait(ctx context.Context) (item T, priority int, shutdown bool, err error) {
 	reply := q.replies.Get().(chan result[T])
 	q.send(command[T]{op: opGet, reply: reply})
@@ -81,16 +76,13 @@ func (q *Queue[T]) wait(ctx context.Context) (item T, priority int, shutdown boo
 	return r.item, r.n, r.shutdown, nil
 }
 
-// take records that this getter took h, and returns its item. Raising the watermark is the
-// whole of it: every command sent from now on carries the take in its stamp (see mailbox). A
-// queue whose metrics trail the calls also tells the owner when the take happened, without
-// waiting, so that the queue latency and work duration are measured from then.
+// take takes h and returns its item. Raising the watermark is the whole of it: every command
+// sent from now on carries the take (see mailbox). With metrics that trail the calls, it also
+// tells the owner, without waiting, when the take happened.
 func (q *Queue[T]) take(h handoff[T]) T {
 	raiseTo(&q.taken, h.seq)
 	if len(q.ready) == 0 && q.overflow.Load() {
-		// This take emptied ready, and told the owner nothing: it may be asleep with more
-		// items than ready had room for (see fill).
-		q.mailbox.nudge()
+		q.mailbox.nudge() // this take emptied ready, and more items wait (see fill)
 	}
 	if q.timed {
 		q.send(command[T]{op: opTaken, item: h.item, at: q.since(q.clock.Now())})

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// refill hands items out at the end of a turn: into ready when reading ahead, otherwise to the
-// getters that wait in the owner, oldest first. Once the queue is shutting down and nothing
-// more can go, the getters still waiting are told so.
+// refill hands items out at the end of a turn: into ready when reading ahead, else to the
+// getters waiting in the owner, oldest first. Once the queue is shutting down and nothing more
+// can go, the getters still waiting are told so.
 func (q *Queue[T]) refill() {
 	if q.readAhead {
 		q.fill()
@@ -30,10 +30,10 @@ func (q *Queue[T]) refill() {
 	}
 }
 
-// handOut hands out the next item as the answer to one getter; ok is false when none can go.
-// A getter that must raise a panic instead (of the storage, or of the metrics as its item
-// starts, or one kept for the next caller that waits) gets the panic, and no item: a Get that
-// panics hands out nothing, so that no item is left in processing with nobody to call Done.
+// handOut hands the next item out, as one getter's answer; ok is false when none can go. A
+// getter that must raise a panic instead (of the storage, of a metric as its item starts, or
+// one kept) gets it and no item, so that no item is left in processing with nobody to call
+// Done.
 func (q *Queue[T]) handOut() (r result[T], ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -67,8 +67,8 @@ func (q *Queue[T]) started(item T, priority int, at time.Time) result[T] {
 }
 
 // getNow answers a getter of a queue shutting down at once: a FIFO queue's getters receive the
-// items still waiting, then shutdown == true; a priority queue's, shutdown == true. Reading
-// ahead, the items already in ready come first, as they are the oldest.
+// items still waiting, the oldest, in ready, first, then shutdown == true; a priority queue's,
+// shutdown == true.
 func (q *Queue[T]) getNow(at time.Time) result[T] {
 	if q.readAhead {
 		select {
@@ -79,9 +79,8 @@ func (q *Queue[T]) getNow(at time.Time) result[T] {
 			return q.started(h.item, 0, at)
 		default:
 		}
-		// Every reservation has left ready: each is in the hands of a getter whose take is on
-		// its way. Take them all before counting the queue empty, so that no later command
-		// counts one of them as waiting.
+		// Every reservation has left ready, for a getter whose take is on its way: take them all
+		// before counting the queue empty, so that no later command counts one as waiting.
 		last := q.fifo.LastReservation()
 		raiseTo(&q.taken, last)
 		q.fifo.Take(last)
@@ -95,14 +94,12 @@ func (q *Queue[T]) getNow(at time.Time) result[T] {
 // fill puts reserved items in ready, as many as it has room for.
 //
 // Takes tell the owner nothing, so an owner asleep with ready full and more items waiting would
-// not know when getters have emptied it. fill therefore says in overflow whether items wait
-// that ready had no room for, and the getter whose take empties ready nudges the owner into a
-// turn, which fills it again (see take). Neither may miss the other: the owner writes overflow
-// and then reads the watermark of takes; a getter raises the watermark and then reads overflow.
-// All four are atomic operations, which Go's memory model orders in one sequence, so if the
-// getter's read misses the owner's write, the owner's read comes after the getter's raise: the
-// room it computes counts that take, and the turn fills what it emptied. overflow is raised
-// only when the items waiting may not fit even in that room.
+// not know when getters have emptied it. fill therefore says in overflow that items wait which
+// ready had no room for, and the getter whose take empties ready nudges the owner (see take).
+// Neither may miss the other: the owner writes overflow, then reads the watermark; a getter
+// raises the watermark, then reads overflow. Go orders these atomic operations in one sequence,
+// so if the getter misses the owner's write, the owner's read comes after the getter's raise,
+// and the room it computes counts that take.
 func (q *Queue[T]) fill() {
 	if q.core.Closed() {
 		setIfChanged(&q.overflow, false)
@@ -122,15 +119,13 @@ func (q *Queue[T]) fill() {
 }
 
 // room returns how many more items ready has room for, at least: every reservation went to
-// ready, and every one up to the watermark has left it (getters receive them in order), so at
-// most the reservations after the watermark are still there.
+// ready, and every one up to the watermark has left it, in order.
 func (q *Queue[T]) room() int {
 	return cap(q.ready) - int(q.fifo.LastReservation()-q.taken.Load())
 }
 
 // setIfChanged stores v in b unless b holds it already: getters read overflow, so the owner
-// writes it only when it changes, and not at all while its queue keeps no more than ready
-// holds.
+// writes it only when it changes.
 func setIfChanged(b *atomic.Bool, v bool) {
 	if b.Load() != v {
 		b.Store(v)

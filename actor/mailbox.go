@@ -101,9 +101,7 @@ func (b *mailbox[T]) wakeUp() *segment[T] {
 	case <-b.wake:
 	default:
 	}
-	chain := b.head
-	b.head, b.tail = nil, nil
-	return chain
+	return b.takeAll()
 }
 
 // collect returns every pending command as a chain of segments, oldest first; or nil, having
@@ -115,8 +113,12 @@ func (b *mailbox[T]) collect() *segment[T] {
 	if b.head == nil {
 		b.sleeping = true
 		b.keepLargest()
-		return nil
 	}
+	return b.takeAll()
+}
+
+// takeAll empties the mailbox, under its lock, and returns the chain it held.
+func (b *mailbox[T]) takeAll() *segment[T] {
 	chain := b.head
 	b.head, b.tail = nil, nil
 	return chain

@@ -6,28 +6,26 @@ import (
 	"runtime"
 )
 
-// ShutDown makes the queue ignore new items. Getters of a FIFO queue then receive the items
-// still waiting, then shutdown == true; those of a priority queue, shutdown == true at once. It
-// ends any ShutDownWithDrain that is waiting, and returns once the owner goroutine has exited.
+// ShutDown makes the queue ignore new items: getters of a FIFO queue then receive the items
+// still waiting, then shutdown == true, those of a priority queue shutdown == true at once. It
+// ends every ShutDownWithDrain waiting, and returns once the owner goroutine has exited.
 // Calling it again does nothing.
-func (q *Queue[T]) ShutDown() {
-	r := q.ask(command[T]{op: opShutDown})
-	<-q.exited
-	throw(r)
-}
+func (q *Queue[T]) ShutDown() { q.shutDownAndWait(nil) }
 
-// ShutDownWithDrain is ShutDown that first waits until no item is being processed. It waits
-// forever if a worker never calls Done, unless ShutDown is called meanwhile.
-func (q *Queue[T]) ShutDownWithDrain() {
-	r := q.ask(command[T]{op: opShutDown, more: &details[T]{drain: true}})
+// ShutDownWithDrain is ShutDown that first waits until no item is being processed: forever if
+// a worker never calls Done, unless ShutDown is called meanwhile.
+func (q *Queue[T]) ShutDownWithDrain() { q.shutDownAndWait(&details[T]{drain: true}) }
+
+func (q *Queue[T]) shutDownAndWait(d *details[T]) {
+	r := q.ask(command[T]{op: opShutDown, more: d})
 	<-q.exited
 	throw(r)
 }
 
 // ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done: it then shuts
-// the queue down as ShutDown does, ending every drain, and returns the items that were still
-// being processed, with ctx.Err(). When the drain completes first, it returns nil, nil. Either
-// way it returns once the owner goroutine has exited.
+// down as ShutDown does, ending every drain, and returns the items still in processing, with
+// ctx.Err(). If the drain completes first, it returns nil, nil. Either way it returns once the
+// owner goroutine has exited.
 func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
 	reply := q.replies.Get().(chan result[T])
 	q.send(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
@@ -36,14 +34,12 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 	select {
 	case drained = <-reply:
 	case <-ctx.Done():
-		// A plain shutdown, which reports the items in processing, ends the drain above too.
-		cut = q.ask(command[T]{op: opShutDown, more: report})
+		cut = q.ask(command[T]{op: opShutDown, more: report}) // ends the drain above too
 		drained = <-reply
 	}
 	q.replies.Put(reply)
 	<-q.exited
-	// Either answer may carry a panic for this caller: one kept for the next caller rides on
-	// the first answer given, which is the drain's. Raise it now that the owner has gone.
+	// A panic kept for the next caller rides on the first answer, the drain's: raise it now.
 	throw(drained)
 	throw(cut)
 	if len(report.items) == 0 {
@@ -52,11 +48,13 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 	return report.items, ctx.Err()
 }
 
-// shutDown applies a shutdown command: the core stops taking items, getters and drains are
-// answered as the rules say, and c's caller is answered now, or parked until processing ends
-// (a drain), or told what is still in processing (report).
+// shutDown applies a shutdown command: the core stops taking items, and c's caller is answered
+// now, or parked until processing ends (a drain), or told what is in processing (report).
 func (q *Queue[T]) shutDown(c *command[T]) (r result[T], parked bool) {
-	d := c.extra()
+	d := c.more
+	if d == nil {
+		d = &details[T]{}
+	}
 	if d.report {
 		d.items = q.core.InProcessing()
 	}
@@ -76,14 +74,11 @@ func (q *Queue[T]) shutDown(c *command[T]) (r result[T], parked bool) {
 	return r, true
 }
 
-// idle reports whether no item is being processed, counting those that getters have taken
-// from ready beyond the takes the owner has applied. A take sends no command: the owner applies
-// it with the next command stamped after it (see mailbox), but the item is in a worker's hands
-// from the take on, so a drain that ended without it would return while the item is still
-// processed. This is what a worker looping from Done to Get does: its Done can reach the owner
-// after its next take, and client-go's drain, which looks at processing only once it has the
-// lock back, then waits for that item too. The watermark is read only when nothing else is in
-// processing.
+// idle reports whether no item is being processed, counting those that getters have taken from
+// ready beyond the takes the owner has applied: such an item is in a worker's hands from the
+// take on, though the owner applies the take only with the next command stamped after it. A
+// worker looping from Done to Get does this: its Done can reach the owner after its next take,
+// and client-go's drain, which looks only once it has the lock back, then waits for that item.
 func (q *Queue[T]) idle() bool {
 	if q.core.Processing() > 0 {
 		return false
@@ -101,22 +96,20 @@ func (q *Queue[T]) releaseDrainers() {
 // finished reports whether the owner may leave: shutdown has begun and no drain waits.
 func (q *Queue[T]) finished() bool { return q.core.Closed() && len(q.drainers) == 0 }
 
-// Abandon shuts q down without waiting, for a queue that no caller can reach any more: the
-// root package calls it from a cleanup (runtime.AddCleanup) on the value its callers hold,
-// which nothing in q refers to, so that a queue dropped without ShutDown does not keep its
-// owner goroutine, and with it the queue, forever. (client-go's plain queue has no goroutine,
-// and is collected.) It does nothing once shutdown has begun, nor for a queue built in a
-// testing/synctest bubble: the cleanup runs outside every bubble, and touching a bubble's
-// channels from there ends the process. A bubble reports the goroutine it finds left blocked.
+// Abandon shuts q down without waiting, for a queue no caller can reach: the root package calls
+// it from a cleanup (runtime.AddCleanup) of the value its callers hold, so that a queue dropped
+// without ShutDown does not keep its goroutine forever (client-go's plain queue has none). It
+// does nothing once shutdown has begun, nor in a testing/synctest bubble: touching a bubble's
+// channels from a cleanup, outside it, ends the process; the bubble reports the goroutine left.
 func (q *Queue[T]) Abandon() {
 	if !q.bubbled && !q.stopping.Load() {
 		q.send(command[T]{op: opShutDown})
 	}
 }
 
-// inBubble reports whether the calling goroutine runs in a testing/synctest bubble. No package
-// answers this, but the runtime names the bubble in the header of a goroutine's stack trace:
-// "goroutine 7 [running, synctest bubble 1]:".
+// inBubble reports whether the calling goroutine runs in a testing/synctest bubble, which the
+// runtime names in the header of a goroutine's stack trace: "goroutine 7 [running, synctest
+// bubble 1]:".
 func inBubble() bool {
 	var buf [128]byte
 	header, _, _ := bytes.Cut(buf[:runtime.Stack(buf[:], false)], []byte("\n"))
