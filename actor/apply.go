@@ -124,11 +124,8 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 	return r, false
 }
 
-// addBatch adds the items of c in order, to a FIFO queue plainly, to a priority queue with
-// their options, and returns the items given up on (see limiter.Retries.Max): a rate-limited
-// add counts them first, even after shutdown. Like controller-runtime, the owner drops an add
-// once shutdown has begun, unless the caller has asked its limiter (d.delays): it adds every
-// item it has asked a limiter about.
+// addBatch adds the items of c in order: to a FIFO queue plainly, to a priority queue with their
+// options (see priority.Batch), and returns the items given up on.
 func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 	d := c.more
 	if q.prio == nil {
@@ -137,28 +134,17 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 		}
 		return nil
 	}
-	limited, now := d.rateLimited || d.delays != nil, q.instantOf(c.at)
-	for i, item := range d.items {
-		if limited && q.counts.Count(item, c.lim.Retries().Max) > 0 {
-			gaveUp = append(gaveUp, item)
-			continue
-		}
-		if q.prio.Closed() && d.delays == nil {
-			continue
-		}
-		after := d.after
-		if d.delays != nil {
-			after = d.delays[i]
-		} else if d.rateLimited {
-			after = priority.Delay(after, c.lim.WhenAt(item, now))
-		}
-		var readyAt time.Time
-		if after > 0 {
-			readyAt = now.Add(after)
-		}
-		q.prio.AddWithOpts(item, d.priority, readyAt)
+	now := q.instantOf(c.at)
+	b := priority.Batch[T]{Items: d.items, Priority: d.priority, After: d.after, Delays: d.delays}
+	if d.rateLimited {
+		b.Wait = func(item T) time.Duration { return c.lim.WhenAt(item, now) }
 	}
-	if len(gaveUp) > 0 {
+	if d.rateLimited || d.delays != nil { // c.lim is set
+		if max := c.lim.Retries().Max; max > 0 {
+			b.GiveUp = func(item T) bool { return q.counts.Count(item, max) > 0 }
+		}
+	}
+	if gaveUp = q.prio.AddBatch(b, now); len(gaveUp) > 0 {
 		c.lim.ForgetGivenUp(gaveUp...)
 	}
 	return gaveUp

@@ -177,13 +177,3 @@ func (m *Machine[T]) Snapshot(now time.Time) queue.Snapshot {
 
 // emit records a metric event for the owner.
 func (m *Machine[T]) emit(e metrics.Event[T]) { m.events = append(m.events, e) }
-
-// Delay returns the delay of a rate-limited add whose option After is after, given the wait
-// its rate limiter decided: the wait, unless after is set and shorter, as in
-// controller-runtime.
-func Delay(after, wait time.Duration) time.Duration {
-	if after == 0 || wait < after {
-		return wait
-	}
-	return after
-}
