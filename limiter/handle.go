@@ -14,8 +14,9 @@ import (
 // others, which may block, panic or call back into the queue: it is called in the goroutine of
 // the queue's caller, as client-go calls it. Owned tells the two apart.
 //
-// Owned, Retries and GiveUp are safe for simultaneous use. WhenAt, Forget and NumRequeues of an
-// owned handle must run where its owner runs functions; of any other, anywhere.
+// Owned, Retries and GiveUp are safe for simultaneous use. WhenAt, Forget, NumRequeues and
+// ForgetGivenUp of an owned handle must run where its owner runs functions; of any other,
+// anywhere. The queue calls Adopt as it is built and Release as it shuts down.
 type Handle[T comparable] struct {
 	limiter RateLimiter[T]
 	owned   atomic.Bool
