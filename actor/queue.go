@@ -82,7 +82,7 @@ type Queue[T comparable] struct {
 	getters  []chan result[T]  // getters waiting in the owner for an item, oldest first
 	drainers []chan result[T]  // ShutDownWithDrain callers waiting for processing to end
 	stash    any               // a panic nobody waited for, for the next caller that waits
-	counts   limiter.Counts[T] // rate-limited requeues since the last Forget (see Retries.Max)
+	counts   limiter.Counts[T] // rate-limited requeues since the last Forget
 	now      time.Time         // the turn's instant on clock, read once; zero until read
 	schedule queue.Schedule    // the ticks and the heartbeat
 	apart    bool              // the metrics read the real clock, apart from the queue's
