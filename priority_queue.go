@@ -125,12 +125,14 @@ func (q *TypedPriorityQueue[T]) Add(item T) { q.q.Add(item) }
 
 // AddAfter adds item after duration; zero or less adds it at once.
 func (q *TypedPriorityQueue[T]) AddAfter(item T, duration time.Duration) {
-	q.q.AddAfter(item, duration)
+	q.AddWithOpts(AddOpts{After: duration}, item)
 }
 
 // AddRateLimited adds item after the wait the rate limiter decides. With a maximum of retries,
 // it gives up on an item that has reached it instead.
-func (q *TypedPriorityQueue[T]) AddRateLimited(item T) { q.q.AddRateLimited(item, q.limiter) }
+func (q *TypedPriorityQueue[T]) AddRateLimited(item T) {
+	q.AddWithOpts(AddOpts{RateLimited: true}, item)
+}
 
 // AddWithOpts adds items with the options o (see TypedPriorityInterface). With a maximum of
 // retries and o.RateLimited, each item counts a retry, and the items that reach the maximum are

@@ -1,6 +1,7 @@
 package actor
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -26,17 +27,13 @@ type PriorityQueue[T comparable] struct {
 }
 
 // AddWithOpts adds items in order with the options o, asking h when o.RateLimited. An item
-// already there keeps the higher priority and the earlier instant. After shutdown it does
-// nothing.
+// already there keeps the higher priority and the earlier instant. After shutdown it adds
+// nothing. With a maximum of retries and o.RateLimited, each item counts a requeue, even after
+// shutdown: the caller waits for the owner to count them, and gives up on those past the maximum.
 //
-// A limiter that is not owned is asked in the caller, before any item is added (its panic is
-// the caller's, and adds none). Once asked, the items are added even if shutdown began
-// meanwhile, as in controller-runtime, where the limiter is asked after its last look at the
-// shutdown; there, under the lock Len takes, so a Len after ShutDown has returned waits for
-// the add, while here it may count the items only later.
-//
-// With a maximum of retries and o.RateLimited, each item counts a requeue, even after shutdown;
-// the caller waits for the owner to count them, and gives up on those past the maximum.
+// A limiter that is not owned is asked in the caller first: its panic adds none. The items are
+// then added even if shutdown began meanwhile, as in controller-runtime, which asks it after
+// its last look at the shutdown (there, a Len just after ShutDown waits for the add).
 func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, h *limiter.Handle[T], items ...T) {
 	for _, item := range items {
 		q.checkAdd("AddWithOpts", item)
@@ -69,18 +66,8 @@ func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, h *limiter.Handle[T], items ..
 	q.post(c)
 }
 
-// AddAfter is AddWithOpts with After: duration.
-func (q *PriorityQueue[T]) AddAfter(item T, duration time.Duration) {
-	q.AddWithOpts(AddOpts{After: duration}, nil, item)
-}
-
-// AddRateLimited is AddWithOpts with RateLimited, asking h.
-func (q *PriorityQueue[T]) AddRateLimited(item T, h *limiter.Handle[T]) {
-	q.AddWithOpts(AddOpts{RateLimited: true}, h, item)
-}
-
 // GetWithPriority is Get that also returns the item's priority.
 func (q *PriorityQueue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
-	item, priority, shutdown, _ = q.wait(nil)
+	item, priority, shutdown, _ = q.wait(context.Background())
 	return item, priority, shutdown
 }
