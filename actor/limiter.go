@@ -3,8 +3,8 @@ package actor
 import "github.com/actorqueue/workqueue/limiter"
 
 // Adopt returns the handle through which q asks l, with the retries r (see limiter.Handle): q's
-// owner adopts l if it can, and releases it when it hands the state over at shutdown. A nil l
-// panics in the caller that asks it, naming constructor. Adopt before q's owner first asks l.
+// owner adopts l if it can, until it hands the state over. A nil l panics in the caller that
+// asks it, naming constructor. Adopt before q's owner first asks l.
 func (q *Queue[T]) Adopt(constructor string, l limiter.RateLimiter[T], r limiter.Retries[T]) *limiter.Handle[T] {
 	h := limiter.NewHandle(constructor, l, r)
 	q.tomb.Lock()
@@ -19,9 +19,10 @@ func (q *Queue[T]) Adopt(constructor string, l limiter.RateLimiter[T], r limiter
 	return h
 }
 
-// release gives back the limiters q adopted. The owner calls it as it hands the state over,
-// holding the handover lock, once it has applied its last command.
+// release gives back the limiters q adopted, as the owner hands the state over.
 func (q *Queue[T]) release() {
+	q.tomb.Lock()
+	defer q.tomb.Unlock()
 	for _, h := range q.adopted {
 		h.Release(q)
 	}
@@ -29,8 +30,8 @@ func (q *Queue[T]) release() {
 }
 
 // Do runs f in q's owner goroutine, between two commands, and waits for it, raising its panic:
-// the calls to a limiter q adopted made outside q (see limiter.Owner). Once q has shut down, f
-// runs in the caller, as any command then does.
+// the calls to a limiter q adopted made outside q (see limiter.Owner). After the handover, f
+// runs in the caller.
 func (q *Queue[T]) Do(f func()) {
 	q.call(command[T]{op: opDo, more: &details[T]{do: f}})
 }

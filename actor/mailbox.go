@@ -5,25 +5,17 @@ import (
 	"sync/atomic"
 )
 
-// mailbox carries commands from callers to the owner, in the order they were put. A put never
-// blocks: it appends under a lock that guards the mailbox alone. The owner collects every
-// pending command at once, so under load it takes the lock once a batch, not once a command.
+// mailbox carries commands from callers to the owner, in the order they were put, in a chain of
+// segments that a long backlog never makes it copy. Going to sleep, the owner keeps the two
+// largest emptied segments: one to apply while callers fill the other, and the largest, so that
+// bursts apart do not allocate theirs afresh.
 //
-// The mailbox orders commands with takes, which send no command: a getter that takes an item
-// from ready raises the watermark taken. put stamps each command with the watermark it reads
-// just before the lock, and the owner starts every reservation up to a command's stamp before
-// applying it. A command thus meets every take that happened before it was sent, and no take
-// that happened after the next command was: when two stamps come out of order, the later
-// command is placed right after the earlier one, before any take it did not see.
-//
-// Commands wait in a chain of segments, so a long backlog is never copied: the next segment is
-// linked after a full one. Going to sleep, the owner keeps the two largest emptied segments for
-// the next commands: two, as a queue woken now and then applies one while callers fill the
-// other; the largest, so that bursts apart do not allocate theirs afresh.
-//
-// An owner that finds the mailbox empty marks itself asleep, and the next put sends one token
-// on wake. Once woken, by whatever, the owner takes any token a put sent meanwhile, so that
-// none is left to wake it for nothing.
+// It orders commands with takes, which send none: a getter that takes an item from ready raises
+// the watermark taken. put stamps each command with the watermark it reads just before the
+// lock, and the owner starts every reservation up to a command's stamp before applying it. A
+// command thus meets every take that happened before it was sent, and none that happened after
+// the next command was: of two stamps out of order, the later command comes right after the
+// earlier one, before any take it did not see.
 type mailbox[T comparable] struct {
 	mu         sync.Mutex
 	head, tail *segment[T] // the commands put and not yet collected; nil when there are none
@@ -39,18 +31,15 @@ type segment[T comparable] struct {
 	next     *segment[T]
 }
 
-// The first segment of a burst holds firstSegment commands; each next one twice as many as the
-// one before, up to maxSegment.
+// The first segment holds firstSegment commands; each next one twice as many, up to maxSegment.
 const (
 	firstSegment = 8
 	maxSegment   = 256
 )
 
-// put stamps c with the watermark of takes and appends it, and wakes the owner if it is asleep.
-// The owner passes wake false for a command it posts to itself in its turn: it collects again
-// before it sleeps, and a token would only wake it from that sleep to find nothing. The token
-// goes in under the lock, so that an owner that has woken (see wakeUp) finds every token sent
-// before.
+// put stamps c with the watermark of takes, appends it and wakes the owner if it is asleep,
+// under the lock, so that an owner that has woken finds every token sent before (see collect).
+// The owner passes wake false for a command to itself: it collects again before it sleeps.
 func (b *mailbox[T]) put(c command[T], wake bool) {
 	c.taken = b.taken.Load()
 	b.mu.Lock()
@@ -68,8 +57,7 @@ func (b *mailbox[T]) put(c command[T], wake bool) {
 	}
 }
 
-// extend links an empty segment at the end of the chain and returns it: an emptied one, else a
-// new one twice the size of the last.
+// extend links an emptied or a new segment at the end of the chain and returns it.
 func (b *mailbox[T]) extend() *segment[T] {
 	s := b.free
 	if s != nil {
@@ -90,42 +78,30 @@ func (b *mailbox[T]) extend() *segment[T] {
 	return s
 }
 
-// wakeUp marks the owner awake, takes the token a put may have left (this turn applies that
-// put's command; a nudge's token is as safe to take, as the turn ends with a refill), and
-// returns every pending command, or nil.
-func (b *mailbox[T]) wakeUp() *segment[T] {
+// collect returns every pending command as a chain of segments, oldest first, or nil. Awake,
+// it marks the owner asleep when it finds none: the owner must then wait on wake and collect
+// again, woken, which marks it awake and takes any token left (this turn applies that put's
+// command, or ends with the refill a nudge asks for). Only the owner (after the handover, the
+// caller holding tomb) calls collect and recycle.
+func (b *mailbox[T]) collect(woken bool) *segment[T] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.sleeping = false
-	select {
-	case <-b.wake:
-	default:
-	}
-	return b.takeAll()
-}
-
-// collect returns every pending command as a chain of segments, oldest first; or nil, having
-// marked the owner asleep: it must then wait on wake and call wakeUp. Only the owner calls
-// collect, wakeUp and recycle (after the handover, the caller holding the handover lock).
-func (b *mailbox[T]) collect() *segment[T] {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.head == nil {
+	if woken {
+		b.sleeping = false
+		select {
+		case <-b.wake:
+		default:
+		}
+	} else if b.head == nil {
 		b.sleeping = true
 		b.keepLargest()
 	}
-	return b.takeAll()
-}
-
-// takeAll empties the mailbox, under its lock, and returns the chain it held.
-func (b *mailbox[T]) takeAll() *segment[T] {
 	chain := b.head
 	b.head, b.tail = nil, nil
 	return chain
 }
 
-// nudge makes the owner take a turn though no command waits: it wakes a sleeping owner, or
-// keeps a busy one from sleeping after its turn. It never blocks.
+// nudge makes the owner take a turn though no command waits. It never blocks.
 func (b *mailbox[T]) nudge() {
 	select {
 	case b.wake <- struct{}{}:

@@ -32,7 +32,7 @@ func chainItems(chain *segment[int]) (items, caps []int) {
 func TestMailboxKeepsOrderAcrossSegments(t *testing.T) {
 	b := newTestMailbox()
 	putItems(b, 0, 1000)
-	items, caps := chainItems(b.collect())
+	items, caps := chainItems(b.collect(false))
 	for i, item := range items {
 		if item != i {
 			t.Fatalf("command %d holds item %d", i, item)
@@ -50,7 +50,7 @@ func TestMailboxKeepsOrderAcrossSegments(t *testing.T) {
 			t.Fatalf("segments of %v, want %v", caps, wantCaps)
 		}
 	}
-	if b.collect() != nil {
+	if b.collect(false) != nil {
 		t.Fatal("a second collect found commands")
 	}
 }
@@ -58,10 +58,10 @@ func TestMailboxKeepsOrderAcrossSegments(t *testing.T) {
 func TestMailboxReusesItsSegments(t *testing.T) {
 	b := newTestMailbox()
 	putItems(b, 0, 1000)
-	b.recycle(b.collect())
+	b.recycle(b.collect(false))
 	allocs := testing.AllocsPerRun(20, func() {
 		putItems(b, 0, 1000)
-		b.recycle(b.collect())
+		b.recycle(b.collect(false))
 	})
 	if allocs != 0 {
 		t.Errorf("a busy mailbox allocated %v times per burst of 1000 commands", allocs)
@@ -73,7 +73,7 @@ func TestMailboxRecycleReleasesItems(t *testing.T) {
 	for range 20 {
 		b.put(command[*int]{op: opAdd, item: new(int)}, true)
 	}
-	chain := b.collect()
+	chain := b.collect(false)
 	b.recycle(chain)
 	for s := chain; s != nil; s = s.next {
 		for i, c := range s.commands[:cap(s.commands)] {
@@ -87,8 +87,8 @@ func TestMailboxRecycleReleasesItems(t *testing.T) {
 func TestIdleMailboxKeepsTwoSegments(t *testing.T) {
 	b := newTestMailbox()
 	putItems(b, 0, 1000) // segments of 8, 16, 32, 64, 128, 256, 256 and 256 commands
-	b.recycle(b.collect())
-	if b.collect() != nil { // finds nothing: the owner goes to sleep
+	b.recycle(b.collect(false))
+	if b.collect(false) != nil { // finds nothing: the owner goes to sleep
 		t.Fatal("collected commands from an empty mailbox")
 	}
 	kept := map[*segment[int]]bool{}
@@ -103,7 +103,7 @@ func TestIdleMailboxKeepsTwoSegments(t *testing.T) {
 	}
 	// The segments kept serve the next commands, even while the owner applies the first.
 	putItems(b, 0, 1)
-	chain := b.collect()
+	chain := b.collect(false)
 	putItems(b, 0, 1)
 	if !kept[chain] || !kept[b.head] {
 		t.Error("a command took a new segment while two were kept")
@@ -116,8 +116,8 @@ func TestMailboxReusesItsSegmentsAcrossSleeps(t *testing.T) {
 	b := newTestMailbox()
 	burst := func() {
 		putItems(b, 0, 2*maxSegment)
-		b.recycle(b.collect())
-		if b.collect() != nil { // the owner goes to sleep
+		b.recycle(b.collect(false))
+		if b.collect(false) != nil { // the owner goes to sleep
 			t.Fatal("collected commands from an empty mailbox")
 		}
 	}
@@ -129,7 +129,7 @@ func TestMailboxReusesItsSegmentsAcrossSleeps(t *testing.T) {
 
 func TestMailboxNeverUsedHoldsNoSegment(t *testing.T) {
 	b := newTestMailbox()
-	if b.collect() != nil || b.head != nil || b.free != nil {
+	if b.collect(false) != nil || b.head != nil || b.free != nil {
 		t.Error("a mailbox never used holds a segment")
 	}
 }
@@ -140,16 +140,16 @@ func TestMailboxPutWakesASleepingOwnerOnce(t *testing.T) {
 	if len(b.wake) != 0 {
 		t.Error("a put sent a token before the owner ever slept")
 	}
-	b.recycle(b.collect())
-	if b.collect() != nil { // finds nothing: the owner goes to sleep
+	b.recycle(b.collect(false))
+	if b.collect(false) != nil { // finds nothing: the owner goes to sleep
 		t.Fatal("collected commands from an empty mailbox")
 	}
 	b.put(command[int]{op: opAdd}, false)
 	if len(b.wake) != 0 || b.sleeping {
 		t.Error("the owner's own post sent a token, or left the owner marked asleep")
 	}
-	b.recycle(b.collect())
-	b.collect()
+	b.recycle(b.collect(false))
+	b.collect(false)
 	b.put(command[int]{op: opAdd}, true)
 	if len(b.wake) != 1 {
 		t.Error("the first put after the owner fell asleep sent no token")

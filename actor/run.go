@@ -2,9 +2,8 @@ package actor
 
 import "time"
 
-// start arms the alarm, in the caller's goroutine, and starts the owner goroutine: a queue whose
-// timers run from its creation (on an injected clock, see timers) then waits on its clock by
-// the time its constructor returns, as client-go's delaying queue does.
+// start arms the alarm, in the caller's goroutine, so that a queue on an injected clock waits
+// on it by the time its constructor returns, as client-go's does; then starts the owner.
 func (q *Queue[T]) start() {
 	a := &alarm{clock: q.alarmWith}
 	a.set(q.deadline())
@@ -12,43 +11,39 @@ func (q *Queue[T]) start() {
 }
 
 // run is the owner goroutine: it takes turns until the queue has shut down, then hands the
-// state over. Every panic of the code it runs is recovered (see each). runtime.Goexit cannot
-// be: called by that code (a test's fake metric calling t.FailNow), it would end the goroutine
-// every caller depends on, and they would wait forever. run turns it into a panic that says so,
-// which ends the process.
+// state over. Every panic of the code it runs is recovered (see each); runtime.Goexit cannot
+// be, and would leave every caller waiting forever, so run turns it into a panic that says so.
 func (q *Queue[T]) run(a *alarm) {
 	exited := false
 	defer func() {
-		if exited {
-			return
-		}
 		if p := recover(); p != nil {
 			panic(p) // from a clock, which the owner does not recover: the process ends
+		} else if !exited {
+			panic("workqueue: code run by a queue's goroutine (a metric, a custom storage, a group " +
+				"function, a clock) called runtime.Goexit, as t.FailNow and t.Fatal do; it must not: use t.Error")
 		}
-		panic("workqueue: code run by a queue's goroutine (a metric, a custom storage, a group " +
-			"function, a clock) called runtime.Goexit, as t.FailNow and t.Fatal do; it must not: use t.Error")
 	}()
 	for !q.finished() {
 		q.turn(a)
 	}
 	q.handOver()
 	exited = true
-	a.stop()
+	a.set(time.Time{}) // releases the timer
 	close(q.exited)
 }
 
-// turn collects the pending commands, or sleeps until a command, a nudge or the alarm comes;
-// applies them; does what time brings (see catchUp); hands items out; and re-arms the alarm.
+// turn collects the pending commands, or sleeps until a command, a nudge or the alarm; applies
+// them; does what time brings; hands items out; and re-arms the alarm.
 func (q *Queue[T]) turn(a *alarm) {
 	q.now = time.Time{}
-	commands := q.mailbox.collect()
+	commands := q.mailbox.collect(false)
 	if commands == nil {
 		select {
 		case <-q.mailbox.wake:
 		case <-a.c:
 			a.fired()
 		}
-		commands = q.mailbox.wakeUp()
+		commands = q.mailbox.collect(true)
 	}
 	if commands != nil {
 		q.applyChain(commands)
@@ -58,7 +53,7 @@ func (q *Queue[T]) turn(a *alarm) {
 	a.set(q.deadline())
 }
 
-// applyChain applies a chain of commands collected from the mailbox, in order, and recycles it.
+// applyChain applies a chain of commands, in order, and recycles it.
 func (q *Queue[T]) applyChain(chain *segment[T]) {
 	for s := chain; s != nil; s = s.next {
 		q.prefetch(s.commands)
@@ -67,14 +62,13 @@ func (q *Queue[T]) applyChain(chain *segment[T]) {
 	q.mailbox.recycle(chain)
 }
 
-// execAll applies commands in order. One that panics is answered with the panic (see fail),
-// and the commands after it are applied as usual.
+// execAll applies commands in order. One that panics is answered with the panic (see fail).
 func (q *Queue[T]) execAll(commands []command[T]) {
 	each(len(commands), func(i int) { q.exec(&commands[i]) }, func(i int, p any) { q.fail(&commands[i], p) })
 }
 
-// prefetch reads ahead the slots of the items that the adds among commands will touch, once a
-// producer running ahead of the workers has filled the FIFO beyond the cache.
+// prefetch reads ahead the slots the adds among commands will touch, once a producer far ahead
+// of the workers has filled the FIFO beyond the cache.
 func (q *Queue[T]) prefetch(commands []command[T]) {
 	if q.fifo == nil || !q.fifo.Outgrown() {
 		return
@@ -92,9 +86,7 @@ func (q *Queue[T]) prefetch(commands []command[T]) {
 
 // handOver gives the state up: from now on callers apply their own commands (see send).
 func (q *Queue[T]) handOver() {
-	q.tomb.Lock()
-	defer q.tomb.Unlock()
 	close(q.handover)
-	q.drainMailbox()
+	q.settle()
 	q.release()
 }
