@@ -29,8 +29,8 @@ type core[T comparable] interface {
 	Events() []metrics.Event[T]
 }
 
-// exec applies c and answers its caller, if one waits. It may panic, from code of others that
-// c runs (a storage, a limiter's call): execAll then answers c with the panic.
+// exec applies c and answers its caller, if one waits. A panic of code of others that c runs
+// goes up to execAll, which answers c with it.
 func (q *Queue[T]) exec(c *command[T]) {
 	if q.readAhead {
 		q.fifo.Take(c.taken) // the takes that happened before c was sent
@@ -51,7 +51,7 @@ func (q *Queue[T]) exec(c *command[T]) {
 	}
 }
 
-// apply carries out c, which happened at the instant at (see stamp). It reports parked when
+// apply carries out c, which happened at the instant at (see stamp), and reports parked when
 // the answer comes later (a getter that waits, a drain), or never (a getter that gave up).
 func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool) {
 	switch c.op {
@@ -76,7 +76,7 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 		if d <= 0 {
 			q.core.Add(c.item, at)
 		} else {
-			q.core.AddAfter(c.item, q.instantOf(later(c.at, d)))
+			q.core.AddAfter(c.item, q.instantOf(c.at).Add(d))
 		}
 	case opDue:
 		q.core.Due(q.instantOf(c.at))
@@ -124,8 +124,8 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 	return r, false
 }
 
-// addBatch adds the items of c in order: to a FIFO queue plainly, to a priority queue with their
-// options (see priority.Batch), and returns the items given up on.
+// addBatch adds the items of c in order, to a priority queue with their options (see
+// priority.Batch), and returns the items given up on.
 func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 	d := c.more
 	if q.prio == nil {
@@ -151,8 +151,7 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 }
 
 // forwardDue passes the items that fell due to the queue q is a delay heap in front of, each
-// whatever the others do: a panic is kept for the next caller that waits (the queue refused
-// the item).
+// whatever the others do, keeping a panic.
 func (q *Queue[T]) forwardDue() {
 	items := q.fifo.Forwarded()
 	for _, item := range items {
@@ -161,8 +160,8 @@ func (q *Queue[T]) forwardDue() {
 	clear(items)
 }
 
-// stamp returns the instant c happened at, for the metrics: the one its caller read, when
-// callers read the clock for them (see Queue.timed); else now; zero without metrics.
+// stamp returns the instant c happened at, for the metrics: the caller's (see Queue.timed),
+// else now; zero without metrics.
 func (q *Queue[T]) stamp(c *command[T]) time.Time {
 	switch {
 	case !q.metrics.Enabled():
@@ -171,13 +170,4 @@ func (q *Queue[T]) stamp(c *command[T]) time.Time {
 		return q.instantOf(c.at)
 	}
 	return q.clock.Now()
-}
-
-// later returns the instant a delay d >= 0 after at, both counted from the queue's origin,
-// saturating as q.since does.
-func later(at, d time.Duration) time.Duration {
-	if sum := at + d; sum >= at {
-		return sum
-	}
-	return 1<<63 - 1
 }

@@ -29,8 +29,8 @@ const (
 	opDo                       // do: a call to a limiter the queue adopted, made elsewhere
 )
 
-// command is one request to the owner. A nil reply means nobody waits for the outcome. It holds
-// only what the common commands need, so that the mailbox copies little; the rest is in more.
+// command is one request to the owner; a nil reply means nobody waits. The fields of the rarer
+// commands are in more, so that the mailbox copies little.
 type command[T comparable] struct {
 	op    op
 	item  T
@@ -58,9 +58,8 @@ type details[T comparable] struct {
 	do func() // opDo
 }
 
-// result is the owner's answer to a command. It is copied for every command answered, so the
-// rarer answers (a snapshot, lists of items) go into the command's details instead, which the
-// caller reads once answered.
+// result is the owner's answer to a command. The rarer answers (a snapshot, lists of items) go
+// into the command's details, which the caller reads once answered.
 type result[T any] struct {
 	item      T
 	n         int  // a count, or the priority of a priority queue's item

@@ -19,9 +19,9 @@ func (q *Queue[T]) Add(item T) {
 	q.post(command[T]{op: opAdd, item: item})
 }
 
-// AddBatch adds items in order, in one command: a Len or Get elsewhere sees all or none. It
-// copies the slice. After shutdown it does nothing. It panics in the caller, adding none, if
-// an item cannot be a map key or the group function panics for it.
+// AddBatch adds items in order, in one command: a Len or Get elsewhere sees all or none. After
+// shutdown it does nothing. It panics in the caller, adding none, if an item cannot be a map
+// key or the group function panics for it.
 func (q *Queue[T]) AddBatch(items ...T) {
 	for _, item := range items {
 		q.checkAdd("AddBatch", item)
@@ -34,8 +34,7 @@ func (q *Queue[T]) AddBatch(items ...T) {
 
 // AddAfter adds item once delay has passed on the queue's clock, at once if delay <= 0; an
 // item already waiting keeps the earlier instant. After shutdown it does nothing; otherwise it
-// counts one retry on retries, if not nil, once the item is on its way (client-go counts first,
-// and a counter that panics drops the item).
+// counts one retry on retries, if not nil, once the item is on its way.
 func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.CounterMetric) {
 	q.checkAdd("AddAfter", item)
 	if q.stopping.Load() {
@@ -54,11 +53,9 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 
 // AddRateLimited adds item after the wait h decides. h is asked even after shutdown, as in
 // client-go, so the failure counts; the item is then dropped. Before shutdown it counts one
-// retry on h's counter (see AddAfter). With a maximum of retries, it waits for the owner to
-// count the requeue, and gives up on an item past the maximum instead of adding it.
-//
-// An owned limiter is asked by the owner, at the instant of the call; any other in the caller,
-// as client-go asks it, before anything is counted: one that panics uses up no retry.
+// retry on h's counter. With a maximum of retries, it waits for the owner to count the
+// requeue, and gives up on an item past the maximum instead of adding it. An owned limiter is
+// asked by the owner, at the instant of the call; any other in the caller, first.
 func (q *Queue[T]) AddRateLimited(item T, h *limiter.Handle[T]) {
 	q.checkAdd("AddRateLimited", item)
 	now, r := q.clock.Now(), h.Retries()
@@ -122,11 +119,6 @@ func (q *Queue[T]) Snapshot() queue.Snapshot {
 	q.call(command[T]{op: opSnapshot, more: d})
 	return d.snapshot
 }
-
-// TrackDelayed makes a queue built without delays record from now on, if its provider offers
-// the gauge, how many of its items wait in the delay heap: for a delaying queue built around
-// it. Without metrics, or when it records them already, it does nothing.
-func (q *Queue[T]) TrackDelayed() { q.call(command[T]{op: opTrackDelayed}) }
 
 // ShuttingDown reports whether shutdown has begun.
 func (q *Queue[T]) ShuttingDown() bool { return q.stopping.Load() }

@@ -11,48 +11,41 @@
 //
 // The owner runs code of others: a custom storage, a group function, metrics, and calls to an
 // adopted limiter made elsewhere. That code must not call the queue that runs it: the call
-// would wait for the owner, busy running it, forever. Go offers no cheap way to tell (parsing a
-// stack trace costs 4 to 40 µs a call).
+// would wait for the owner, busy running it, forever.
 //
 // # Each mechanism and the requirement it serves
 //
 //   - One mailbox, appended under a lock held for one append (mailbox.put): commands take
 //     effect in the order sent, so the queue is linearizable, and no caller waits for room.
-//   - Segments and their free list (mailbox.extend, keepLargest): a burst far ahead of the
-//     owner is never copied under that lock; an idle queue keeps at most two segments.
-//   - The sleeping flag and the wake token (mailbox.sleeping, wake): an idle queue makes no
-//     wake-ups, and a put wakes a sleeping owner once.
-//   - ready, filled ahead (Queue.fill): a Get of the built-in FIFO is a channel receive, no
-//     command (rows 1 to 4 of the comparison).
+//   - Segments and their free list (mailbox.extend): a burst far ahead of the owner is never
+//     copied under that lock; an idle queue keeps at most two segments.
+//   - The sleeping flag and the wake token: an idle queue makes no wake-ups.
+//   - ready, filled ahead (Queue.fill): a Get of the built-in FIFO is a channel receive.
+//   - prefetch: a producer far ahead of the workers finds the FIFO's slots in the cache.
 //   - The take watermark and the stamps (Queue.take, command.taken): a take is ordered with
 //     the commands around it without a command of its own.
-//   - overflow and the getter's nudge (Queue.fill, Queue.take): an owner asleep with ready full
-//     is woken to fill it again once getters have emptied it.
-//   - Getters that wait in the owner (Queue.wait, refill): priorities, a grouped queue's turns
-//     and a custom storage's order decide at the hand-out; a getter that gives up withdraws,
-//     so no item goes to a caller that has gone.
-//   - Callers that wait (Queue.waits): a custom storage's panic, or that of metrics written for
-//     client-go, reaches the caller whose command ran it, and such metrics are current when a
-//     call returns, as client-go's are.
+//   - overflow and the getter's nudge (Queue.fill, take): an owner asleep with ready full
+//     wakes to fill it again once getters have emptied it.
+//   - Getters that wait in the owner (Queue.wait): priorities, a grouped queue's turns and a
+//     custom storage's order decide at the hand-out; a getter that gives up withdraws.
+//   - Callers that wait (Queue.waits): the panic of a custom storage, or of metrics written for
+//     client-go, reaches the caller whose command ran it, and such metrics are current when
+//     the call returns, as client-go's are.
 //   - Callers' instants (Queue.timed, opTaken): metrics that may trail the calls
 //     (metrics.AsyncProvider) cost callers no wait, yet measure from the calls.
-//   - The stash (Queue.keep): a panic with nobody waiting (a due item's metric, a tick, a
-//     forward) is raised in the next caller that waits; no item is lost to it.
-//   - The handover and its lock (Queue.handOver, settle, tomb): ShutDown returns once the owner
-//     has exited, yet the queue works on as client-go's does (Get of the items left, Done,
-//     Forget), callers then applying their own commands.
-//   - Limiter adoption (Queue.Adopt, Do, release): an adopted limiter's state lives in the
-//     owner, called without locks; calls made elsewhere run there too.
+//   - The stash (Queue.keep): a panic nobody waits for is raised in the next caller that
+//     waits; no item is lost to it.
+//   - The handover (Queue.handOver, settle, tomb): ShutDown returns once the owner has exited,
+//     yet the queue works on as client-go's does, callers then applying their own commands.
+//   - Limiter adoption (Queue.Adopt, Do): an adopted limiter's state lives in the owner.
 //   - Retry counts (Queue.counts): a maximum of retries is counted in the command that adds.
-//   - The alarm and the timers (alarm, timers): delays wait on the queue's clock with one
-//     timer; a named queue's unfinished-work ticks and, on an injected clock, client-go's
-//     heartbeat keep client-go's schedule.
+//   - One alarm (alarm, timers.go): delays, a named queue's unfinished-work ticks and, on an
+//     injected clock, client-go's heartbeat.
 //   - Checks in callers (Queue.check, checkAdd): an item that cannot be a map key, or whose
 //     group function panics, panics in the caller, so a grouped add need not wait.
 //   - Forward and StopWhen (Config): a delay heap in front of a queue of another package.
 //   - Join: the first delaying queue built around a queue of this package shares its owner.
-//   - Abandon: a queue dropped without ShutDown is shut down by a cleanup, so its goroutine
-//     does not outlive it.
-//   - The Goexit guard (Queue.run): code the owner runs that calls runtime.Goexit (t.FailNow)
-//     ends the process with a message that says so, rather than leave every caller waiting.
+//   - Abandon: a queue dropped without ShutDown does not keep its goroutine.
+//   - The Goexit guard (Queue.run): runtime.Goexit in code the owner runs (t.FailNow) ends the
+//     process with a message, rather than leave every caller waiting.
 package actor

@@ -6,9 +6,8 @@ import (
 	"github.com/actorqueue/workqueue/metrics"
 )
 
-// record records the core's metric events, every one, at the instant at (on the metrics'
-// clock instead when at is zero or that clock is apart), and returns the first panic of a
-// metric, if any.
+// record records the core's metric events at the instant at (on the metrics' clock when at is
+// zero or that clock is apart), and returns the first panic of a metric, if any.
 func (q *Queue[T]) record(at time.Time) (fault any) {
 	events := q.core.Events()
 	if len(events) == 0 {
@@ -36,7 +35,7 @@ func (q *Queue[T]) record(at time.Time) (fault any) {
 }
 
 // each calls f for 0 to n-1 in order, and caught with the index and panic of each call that
-// panics, going on with the next. One deferred recover serves a whole run of calls.
+// panics, going on with the next: one deferred recover serves a run of calls.
 func each(n int, f func(int), caught func(int, any)) {
 	for i := 0; i < n; {
 		i = eachFrom(i, n, f, caught)
@@ -57,14 +56,14 @@ func eachFrom(i, n int, f func(int), caught func(int, any)) (next int) {
 }
 
 // fail answers c with the panic p that applying it raised, once the metric events of what it
-// did before are recorded; with nobody waiting, p is kept for the next caller that waits.
+// did before are recorded.
 func (q *Queue[T]) fail(c *command[T], p any) {
 	q.keep(q.record(time.Time{}))
 	q.answer(c.reply, result[T]{fault: p})
 }
 
 // answer sends r to reply, or keeps its fault when reply is nil. A kept panic rides on the
-// first answer that has none of its own.
+// next answer that has none.
 func (q *Queue[T]) answer(reply chan result[T], r result[T]) {
 	if reply == nil {
 		q.keep(r.fault)

@@ -7,15 +7,14 @@ import (
 
 // Get blocks until an item can be handed out, marks it as being processed and returns it; each
 // must be passed to Done. Once the queue is shutting down, a FIFO queue returns the items still
-// waiting, then shutdown == true; a priority queue returns shutdown == true at once.
+// waiting, then shutdown == true; a priority queue returns shutdown == true.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
-	item, _, shutdown, _ = q.get(nil)
+	item, _, shutdown, _ = q.get(context.Background())
 	return item, shutdown
 }
 
-// GetWithContext is Get that gives up when ctx is done, returning ctx.Err() at once if it is
-// already. A getter that gives up takes nothing, so no item is lost or left in processing (an
-// item that reached it as ctx ended is returned). Workers can stop so without a shutdown.
+// GetWithContext is Get that gives up when ctx is done, returning ctx.Err(). A getter that gives
+// up takes nothing (an item that reached it as ctx ended is returned).
 func (q *Queue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return item, false, err
@@ -24,9 +23,8 @@ func (q *Queue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, e
 	return item, shutdown, err
 }
 
-// get is Get, given up when ctx (which may be nil) is done. Reading ahead, it takes an item from
-// ready, and asks the owner only once the queue is shutting down; otherwise it waits in the
-// owner (see wait).
+// get is Get, given up when ctx is done. Reading ahead, it takes an item from
+// ready, and asks the owner only once the queue is shutting down; otherwise see wait.
 func (q *Queue[T]) get(ctx context.Context) (item T, priority int, shutdown bool, err error) {
 	if !q.readAhead {
 		return q.wait(ctx)
@@ -36,37 +34,28 @@ func (q *Queue[T]) get(ctx context.Context) (item T, priority int, shutdown bool
 		return q.take(h), 0, false, nil
 	default:
 	}
-	var cancel <-chan struct{}
-	if ctx != nil {
-		cancel = ctx.Done()
-	}
 	select {
 	case h := <-q.ready:
 		return q.take(h), 0, false, nil
 	case <-q.closing:
 		r := q.call(command[T]{op: opGet})
 		return r.item, 0, r.shutdown, nil
-	case <-cancel:
+	case <-ctx.Done():
 		return item, 0, false, ctx.Err()
 	}
 }
 
 // wait asks the owner for an item, which it hands to this getter alone, on its reply channel,
-// when it can: priorities, a grouped queue's turns and a custom storage's order decide at the
-// hand-out. A getter that gives up withdraws; if an item reached it meanwhile, it returns it.
+// when it can. A getter that gives up withdraws; if an item reached it meanwhile, it returns it.
 func (q *Queue[T]) wait(ctx context.Context) (item T, priority int, shutdown bool, err error) {
 	reply := q.replies.Get().(chan result[T])
 	q.send(command[T]{op: opGet, reply: reply})
 	var r result[T]
-	if ctx == nil {
+	select {
+	case r = <-reply:
+	case <-ctx.Done(): // never, for context.Background
+		q.send(command[T]{op: opUnwant, reply: reply}) // answered "cancelled" if it still waits
 		r = <-reply
-	} else {
-		select {
-		case r = <-reply:
-		case <-ctx.Done():
-			q.send(command[T]{op: opUnwant, reply: reply}) // answered "cancelled" if it still waits
-			r = <-reply
-		}
 	}
 	q.replies.Put(reply)
 	throw(r)
@@ -78,7 +67,7 @@ func (q *Queue[T]) wait(ctx context.Context) (item T, priority int, shutdown boo
 
 // take takes h and returns its item. Raising the watermark is the whole of it: every command
 // sent from now on carries the take (see mailbox). With metrics that trail the calls, it also
-// tells the owner, without waiting, when the take happened.
+// tells the owner when the take happened.
 func (q *Queue[T]) take(h handoff[T]) T {
 	raiseTo(&q.taken, h.seq)
 	if len(q.ready) == 0 && q.overflow.Load() {

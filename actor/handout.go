@@ -7,8 +7,7 @@ import (
 )
 
 // refill hands items out at the end of a turn: into ready when reading ahead, else to the
-// getters waiting in the owner, oldest first. Once the queue is shutting down and nothing more
-// can go, the getters still waiting are told so.
+// getters waiting in the owner, oldest first, telling those left once nothing more can go.
 func (q *Queue[T]) refill() {
 	if q.readAhead {
 		q.fill()
@@ -31,9 +30,8 @@ func (q *Queue[T]) refill() {
 }
 
 // handOut hands the next item out, as one getter's answer; ok is false when none can go. A
-// getter that must raise a panic instead (of the storage, of a metric as its item starts, or
-// one kept) gets it and no item, so that no item is left in processing with nobody to call
-// Done.
+// getter that must raise a panic (the storage's, a metric's, a kept one) gets no item, so that
+// none is left in processing with nobody to call Done.
 func (q *Queue[T]) handOut() (r result[T], ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -48,8 +46,8 @@ func (q *Queue[T]) handOut() (r result[T], ok bool) {
 	return q.started(item, priority, at), true
 }
 
-// started is the answer to the getter of item, of priority, started at at: the item, or a
-// panic of its metrics (or one kept), the item then going back to the queue.
+// started is the answer to the getter of item, started at at: the item, or a panic of its
+// metrics (or a kept one), the item then going back to the queue.
 func (q *Queue[T]) started(item T, priority int, at time.Time) result[T] {
 	fault := q.record(at)
 	if fault == nil {
@@ -66,9 +64,8 @@ func (q *Queue[T]) started(item T, priority int, at time.Time) result[T] {
 	return result[T]{fault: fault}
 }
 
-// getNow answers a getter of a queue shutting down at once: a FIFO queue's getters receive the
-// items still waiting, the oldest, in ready, first, then shutdown == true; a priority queue's,
-// shutdown == true.
+// getNow answers a getter of a queue shutting down at once: with the oldest item still waiting,
+// those in ready first, or shutdown == true.
 func (q *Queue[T]) getNow(at time.Time) result[T] {
 	if q.readAhead {
 		select {
@@ -79,8 +76,8 @@ func (q *Queue[T]) getNow(at time.Time) result[T] {
 			return q.started(h.item, 0, at)
 		default:
 		}
-		// Every reservation has left ready, for a getter whose take is on its way: take them all
-		// before counting the queue empty, so that no later command counts one as waiting.
+		// Every reservation has left ready, for a getter whose take is on its way: take them all,
+		// so that no later command counts one as waiting.
 		last := q.fifo.LastReservation()
 		raiseTo(&q.taken, last)
 		q.fifo.Take(last)
@@ -91,15 +88,11 @@ func (q *Queue[T]) getNow(at time.Time) result[T] {
 	return result[T]{shutdown: true}
 }
 
-// fill puts reserved items in ready, as many as it has room for.
-//
-// Takes tell the owner nothing, so an owner asleep with ready full and more items waiting would
-// not know when getters have emptied it. fill therefore says in overflow that items wait which
-// ready had no room for, and the getter whose take empties ready nudges the owner (see take).
-// Neither may miss the other: the owner writes overflow, then reads the watermark; a getter
-// raises the watermark, then reads overflow. Go orders these atomic operations in one sequence,
-// so if the getter misses the owner's write, the owner's read comes after the getter's raise,
-// and the room it computes counts that take.
+// fill puts reserved items in ready, as many as it has room for, and says in overflow whether
+// more wait: takes tell the owner nothing, so the getter whose take empties ready nudges it
+// (see take). Neither may miss the other: the owner writes overflow, then reads the watermark;
+// a getter raises the watermark, then reads overflow. Atomic operations happen in one order,
+// so if the getter misses the write, the owner's read follows the raise and counts the take.
 func (q *Queue[T]) fill() {
 	if q.core.Closed() {
 		setIfChanged(&q.overflow, false)
@@ -118,14 +111,13 @@ func (q *Queue[T]) fill() {
 	setIfChanged(&q.overflow, q.fifo.Unreserved() > 0)
 }
 
-// room returns how many more items ready has room for, at least: every reservation went to
-// ready, and every one up to the watermark has left it, in order.
+// room returns how many more items ready has room for, at least: reservations enter ready in
+// order, and every one up to the watermark has left it.
 func (q *Queue[T]) room() int {
 	return cap(q.ready) - int(q.fifo.LastReservation()-q.taken.Load())
 }
 
-// setIfChanged stores v in b unless b holds it already: getters read overflow, so the owner
-// writes it only when it changes.
+// setIfChanged stores v in b unless b holds it already, sparing the getters' cache line.
 func setIfChanged(b *atomic.Bool, v bool) {
 	if b.Load() != v {
 		b.Store(v)

@@ -3,8 +3,7 @@ package actor
 import "github.com/actorqueue/workqueue/internal/keys"
 
 // checkAdd panics in the caller if item cannot be a map key, or if the group function panics
-// for it. Run here, the group function can run again in the owner without callers waiting: a
-// function of the item alone that returned here returns there too (else see ownGroup).
+// for it: a function of the item alone that returned here returns in the owner too.
 func (q *Queue[T]) checkAdd(method string, item T) {
 	q.check(method, item)
 	if q.group != nil {
@@ -12,18 +11,12 @@ func (q *Queue[T]) checkAdd(method string, item T) {
 	}
 }
 
-// ownGroup returns group as the owner and the cores call it, never panicking: a panic the
-// caller's check did not meet is kept for the next caller that waits, and the item goes into
-// the group named "" rather than be lost.
+// ownGroup returns group as the owner calls it, never panicking: a panic the caller's check did
+// not meet is kept, and the item goes into the group named "" rather than be lost.
 func (q *Queue[T]) ownGroup(group func(T) string) func(T) string {
 	return func(item T) (name string) {
-		defer func() {
-			if p := recover(); p != nil {
-				q.keep(p)
-				name = ""
-			}
-		}()
-		return group(item)
+		q.guard(func() { name = group(item) })
+		return name
 	}
 }
 

@@ -14,34 +14,31 @@ import (
 	"github.com/actorqueue/workqueue/queue/priority"
 )
 
-// readySize is how many reserved items may wait in ready for a getter (see Queue.fill): a larger
-// ready spares a busy owner sleeps and wake-ups, at 32 bytes an int item in every queue.
+// readySize is how many reserved items may wait in ready for a getter (see Queue.fill).
 const readySize = 64
 
 // Config describes a queue. The zero value is a FIFO queue on the real clock without metrics.
 type Config[T comparable] struct {
 	// Clock is the queue's clock; nil means the real one.
 	Clock clock.Clock
-	// Storage holds the waiting items; nil means a FIFO. Any other than a *queue.FIFO is code of
-	// others: callers wait for each command, and nothing is reserved before a getter asks.
+	// Storage holds the waiting items; nil means a FIFO. With any other than a *queue.FIFO,
+	// callers wait for each command, and nothing is reserved before a getter asks.
 	Storage queue.Storage[T]
 	// Metrics records the queue's metrics; nil records none. Unless its provider lets them trail
-	// (metrics.AsyncProvider), callers wait for each command, so that they are current when the
-	// call returns, as in client-go.
+	// (metrics.AsyncProvider), callers wait for each command, as client-go's metrics are current
+	// when a call returns.
 	Metrics *metrics.Queue[T]
 	// Forward, when set, receives every item that falls due, in the owner goroutine: the queue
 	// is then a delay heap in front of another queue.
 	Forward func(T)
-	// Delaying says the queue serves AddAfter. On an injected clock it then keeps client-go's
-	// heartbeat (see timers).
+	// Delaying says the queue serves AddAfter (see startHeartbeat).
 	Delaying bool
 	// Group, when set, names each item's group (see queue.Grouped), with at most MaxPerGroup
 	// items of one group in processing (0: no limit); Storage must be nil. It is called in the
-	// caller before each add, where its panic is raised, and again in the owner.
+	// caller before each add, and again in the owner.
 	Group       func(T) string
 	MaxPerGroup int
-	// StopWhen, when set, is asked in the owner whenever it wakes whether the queue should shut
-	// itself down, dropping its delayed items.
+	// StopWhen, when set, is asked in the owner whenever it wakes: true shuts the queue down.
 	StopWhen func() bool
 }
 
@@ -106,7 +103,7 @@ func New[T comparable](c Config[T]) *Queue[T] {
 func newQueue[T comparable](c Config[T]) *Queue[T] {
 	_, builtin := c.Storage.(*queue.FIFO[T])
 	builtin = builtin || c.Storage == nil
-	q := newShell(c.Clock, c.Metrics)
+	q := newShell(c)
 	q.waits = q.waits || !builtin
 	q.timed = builtin && c.Metrics.Async()
 	q.readAhead = !q.waits && c.Group == nil // a grouped queue decides turns as getters ask
@@ -116,7 +113,6 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	storage := c.Storage
 	if c.Group != nil {
 		storage = queue.NewGrouped(q.ownGroup(c.Group), c.MaxPerGroup)
-		q.group = c.Group
 	}
 	q.fifo = queue.NewMachine(queue.MachineConfig[T]{
 		Storage: storage,
@@ -141,11 +137,10 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 // Clock is, as controller-runtime's do; their unfinished-work gauges move every 500 ms of
 // Clock.
 func NewPriority[T comparable](c Config[T]) *PriorityQueue[T] {
-	q := newShell(c.Clock, c.Metrics)
+	q := newShell(c)
 	state := priority.New[T]()
 	if c.Group != nil {
 		state = priority.NewGrouped(q.ownGroup(c.Group), c.MaxPerGroup)
-		q.group = c.Group
 	}
 	q.prio = priority.NewMachine(state, c.Metrics.Enabled())
 	q.core = q.prio
@@ -156,18 +151,32 @@ func NewPriority[T comparable](c Config[T]) *PriorityQueue[T] {
 	return &PriorityQueue[T]{q}
 }
 
-// newShell returns a queue without its core.
-func newShell[T comparable](c clock.Clock, m *metrics.Queue[T]) *Queue[T] {
+// Join lets a delaying queue with clock c share q's owner and delay heap, and reports whether
+// it may: q must time its delays on c, and no delaying queue may serve its heap yet, neither q
+// itself (Config.Delaying or Config.Forward) nor one that joined before, as each delaying queue
+// of client-go has a heap of its own. Once joined, q records its delayed items, if its metrics
+// provider offers the gauge. Of several simultaneous callers, at most one is let in.
+func (q *Queue[T]) Join(c clock.Clock) bool {
+	if !clock.Same(c, q.alarmWith) || !q.served.CompareAndSwap(false, true) {
+		return false
+	}
+	q.call(command[T]{op: opTrackDelayed})
+	return true
+}
+
+// newShell returns a queue of c without its core.
+func newShell[T comparable](c Config[T]) *Queue[T] {
 	q := &Queue[T]{
 		closing:   make(chan struct{}),
 		handover:  make(chan struct{}),
 		exited:    make(chan struct{}),
-		clock:     clock.OrReal(c),
-		alarmWith: c,
-		waits:     m.Enabled() && !m.Async(),
+		clock:     clock.OrReal(c.Clock),
+		alarmWith: c.Clock,
+		waits:     c.Metrics.Enabled() && !c.Metrics.Async(),
 		checkKeys: keys.MayPanic(reflect.TypeFor[T]()),
+		group:     c.Group,
 		bubbled:   inBubble(),
-		metrics:   m,
+		metrics:   c.Metrics,
 	}
 	q.origin = q.clock.Now()
 	q.meter = q.clock
@@ -178,8 +187,8 @@ func newShell[T comparable](c clock.Clock, m *metrics.Queue[T]) *Queue[T] {
 	return q
 }
 
-// since returns the instant t as the time since the queue's origin, as commands carry it. An
-// instant far in the future saturates rather than wraps.
+// since returns the instant t as the time since the queue's origin, as commands carry it,
+// saturating.
 func (q *Queue[T]) since(t time.Time) time.Duration { return t.Sub(q.origin) }
 
 // instantOf returns the instant at, given as the time since the queue's origin.

@@ -6,26 +6,21 @@ import (
 	"runtime"
 )
 
-// ShutDown makes the queue ignore new items: getters of a FIFO queue then receive the items
-// still waiting, then shutdown == true, those of a priority queue shutdown == true at once. It
-// ends every ShutDownWithDrain waiting, and returns once the owner goroutine has exited.
-// Calling it again does nothing.
-func (q *Queue[T]) ShutDown() { q.shutDownAndWait(nil) }
-
-// ShutDownWithDrain is ShutDown that first waits until no item is being processed: forever if
-// a worker never calls Done, unless ShutDown is called meanwhile.
-func (q *Queue[T]) ShutDownWithDrain() { q.shutDownAndWait(&details[T]{drain: true}) }
-
-func (q *Queue[T]) shutDownAndWait(d *details[T]) {
-	r := q.ask(command[T]{op: opShutDown, more: d})
+// ShutDown makes the queue ignore new items (see Get), ends every ShutDownWithDrain waiting, and
+// returns once the owner goroutine has exited. Calling it again does nothing.
+func (q *Queue[T]) ShutDown() {
+	r := q.ask(command[T]{op: opShutDown})
 	<-q.exited
 	throw(r)
 }
 
+// ShutDownWithDrain is ShutDown that first waits until no item is being processed: forever if
+// a worker never calls Done, unless ShutDown is called meanwhile.
+func (q *Queue[T]) ShutDownWithDrain() { q.ShutDownWithDrainContext(context.Background()) }
+
 // ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done: it then shuts
-// down as ShutDown does, ending every drain, and returns the items still in processing, with
-// ctx.Err(). If the drain completes first, it returns nil, nil. Either way it returns once the
-// owner goroutine has exited.
+// down as ShutDown does and returns the items still in processing, with ctx.Err(). If the
+// drain completes first, it returns nil, nil.
 func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error) {
 	reply := q.replies.Get().(chan result[T])
 	q.send(command[T]{op: opShutDown, reply: reply, more: &details[T]{drain: true}})
@@ -49,7 +44,7 @@ func (q *Queue[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 }
 
 // shutDown applies a shutdown command: the core stops taking items, and c's caller is answered
-// now, or parked until processing ends (a drain), or told what is in processing (report).
+// now (with what is in processing, if it asks), or parked until processing ends (a drain).
 func (q *Queue[T]) shutDown(c *command[T]) (r result[T], parked bool) {
 	d := c.more
 	if d == nil {
@@ -74,16 +69,11 @@ func (q *Queue[T]) shutDown(c *command[T]) (r result[T], parked bool) {
 	return r, true
 }
 
-// idle reports whether no item is being processed, counting those that getters have taken from
-// ready beyond the takes the owner has applied: such an item is in a worker's hands from the
-// take on, though the owner applies the take only with the next command stamped after it. A
-// worker looping from Done to Get does this: its Done can reach the owner after its next take,
-// and client-go's drain, which looks only once it has the lock back, then waits for that item.
+// idle reports whether no item is being processed, counting those taken from ready beyond the
+// takes the owner has applied: a worker looping from Done to Get may take its next item before
+// the owner applies its Done, and client-go's drain then waits for that item too.
 func (q *Queue[T]) idle() bool {
-	if q.core.Processing() > 0 {
-		return false
-	}
-	return !q.readAhead || q.taken.Load() <= q.fifo.Started()
+	return q.core.Processing() == 0 && (!q.readAhead || q.taken.Load() <= q.fifo.Started())
 }
 
 func (q *Queue[T]) releaseDrainers() {
@@ -97,19 +87,17 @@ func (q *Queue[T]) releaseDrainers() {
 func (q *Queue[T]) finished() bool { return q.core.Closed() && len(q.drainers) == 0 }
 
 // Abandon shuts q down without waiting, for a queue no caller can reach: the root package calls
-// it from a cleanup (runtime.AddCleanup) of the value its callers hold, so that a queue dropped
-// without ShutDown does not keep its goroutine forever (client-go's plain queue has none). It
-// does nothing once shutdown has begun, nor in a testing/synctest bubble: touching a bubble's
-// channels from a cleanup, outside it, ends the process; the bubble reports the goroutine left.
+// it from a cleanup (runtime.AddCleanup) of the value its callers hold. It does nothing once
+// shutdown has begun, nor in a testing/synctest bubble, whose channels a cleanup, outside it,
+// may not touch (the process would end); the bubble reports the goroutine left instead.
 func (q *Queue[T]) Abandon() {
 	if !q.bubbled && !q.stopping.Load() {
 		q.send(command[T]{op: opShutDown})
 	}
 }
 
-// inBubble reports whether the calling goroutine runs in a testing/synctest bubble, which the
-// runtime names in the header of a goroutine's stack trace: "goroutine 7 [running, synctest
-// bubble 1]:".
+// inBubble reports whether the calling goroutine runs in a testing/synctest bubble, as the
+// header of its stack trace says: "goroutine 7 [running, synctest bubble 1]:".
 func inBubble() bool {
 	var buf [128]byte
 	header, _, _ := bytes.Cut(buf[:runtime.Stack(buf[:], false)], []byte("\n"))

@@ -1,6 +1,10 @@
 package actor
 
-import "time"
+import (
+	"time"
+
+	"github.com/actorqueue/workqueue/clock"
+)
 
 // startHeartbeat gives a delaying queue on an injected clock client-go's heartbeat (see
 // queue.Schedule); on the real clock it would only cost wake-ups.
@@ -11,9 +15,8 @@ func (q *Queue[T]) startHeartbeat() {
 }
 
 // catchUp does what time has brought, at the end of a turn: it asks StopWhen; posts the release
-// of what is due to the mailbox, where it takes effect in order with the commands (so that a
-// flood of them cannot hold it back, and a FIFO queue stamps it with the takes so far); moves
-// the unfinished-work gauges when due; and schedules the next heartbeat.
+// of what is due, to take effect in order with the commands, stamped with the takes so far;
+// moves the unfinished-work gauges when due; and schedules the next heartbeat.
 func (q *Queue[T]) catchUp() {
 	if q.stopWhen != nil {
 		q.watch()
@@ -32,8 +35,7 @@ func (q *Queue[T]) catchUp() {
 	q.schedule.Beat(now)
 }
 
-// watch shuts the queue down if StopWhen reports true; its panic is kept for the next caller
-// that waits.
+// watch shuts the queue down if StopWhen reports true, keeping its panic.
 func (q *Queue[T]) watch() {
 	if q.core.Closed() {
 		return
@@ -46,8 +48,8 @@ func (q *Queue[T]) watch() {
 	})
 }
 
-// updateUnfinished sets the unfinished-work gauges, on the metrics' clock: from the instants
-// the core keeps for a FIFO queue, from those the metrics keep for a priority queue.
+// updateUnfinished sets the unfinished-work gauges, on the metrics' clock, from the instants
+// the core keeps for a FIFO queue and the metrics keep for a priority queue.
 func (q *Queue[T]) updateUnfinished() {
 	at := q.meter.Now()
 	if q.fifo == nil {
@@ -57,8 +59,7 @@ func (q *Queue[T]) updateUnfinished() {
 	q.metrics.SetUnfinished(q.fifo.Unfinished(at))
 }
 
-// deadline returns the instant the alarm must wake the owner at, or zero: the earliest of the
-// next heartbeat, the next tick and the instant delayed items fall due.
+// deadline returns the instant the alarm must wake the owner at, or zero for none.
 func (q *Queue[T]) deadline() time.Time {
 	at := soonest(q.schedule.NextBeat(), q.schedule.NextTick())
 	if due, ok := q.core.NextDue(); ok {
@@ -73,4 +74,48 @@ func soonest(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// alarm is the owner's one timer, armed for an instant; a nil channel while disarmed switches
+// its select case off. On the real clock it is one time.Timer, re-armed with Reset; on an
+// injected clock, each arming asks the clock's After for a new channel.
+type alarm struct {
+	clock clock.Clock // nil: the real clock
+	timer *time.Timer
+	c     <-chan time.Time
+	at    time.Time // the instant armed for; zero when disarmed
+}
+
+// set arms the alarm for the instant at, or disarms it when at is zero.
+func (a *alarm) set(at time.Time) {
+	if at.Equal(a.at) {
+		return
+	}
+	switch {
+	case at.IsZero():
+		if a.timer != nil {
+			a.timer.Stop()
+		}
+		a.c = nil
+	case a.clock != nil:
+		a.c = a.clock.After(at.Sub(a.clock.Now()))
+		// A fake clock stepped between Now and After registers the wait too late: look again.
+		if !a.clock.Now().Before(at) {
+			now := make(chan time.Time, 1)
+			now <- at
+			a.c = now
+		}
+	case a.timer == nil:
+		a.timer = time.NewTimer(time.Until(at))
+		a.c = a.timer.C
+	default:
+		a.timer.Reset(time.Until(at))
+		a.c = a.timer.C
+	}
+	a.at = at // once armed: a clock whose After ends the goroutine leaves the alarm to arm again
+}
+
+// fired records that the alarm's channel delivered: it is disarmed.
+func (a *alarm) fired() {
+	a.at, a.c = time.Time{}, nil
 }
