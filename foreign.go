@@ -79,15 +79,24 @@ type foreignRateLimiting[T comparable] struct {
 }
 
 // AddRateLimited adds item after the wait the limiter decides, or gives up on it (see the
-// package documentation, "Retries"). The limiter is asked first, so that one that panics uses
-// up no retry.
+// package documentation, "Retries"). It counts first and asks the limiter only for an item it
+// keeps, as a queue of this package does; a limiter that panics takes the count back.
 func (q *foreignRateLimiting[T]) AddRateLimited(item T) {
 	keys.Check("AddRateLimited", item)
-	wait := limiter.WhenAt(q.limiter, item, time.Now())
 	if attempts := q.count(item); attempts > 0 {
 		q.retries.Abandon(q.limiter.Forget, attempts, item)
 		return
 	}
+	asked := false
+	defer func() {
+		if !asked && q.retries.Max > 0 {
+			q.mu.Lock()
+			q.counts.Uncount(item)
+			q.mu.Unlock()
+		}
+	}()
+	wait := limiter.WhenAt(q.limiter, item, time.Now())
+	asked = true
 	q.TypedDelayingInterface.AddAfter(item, wait)
 }
 

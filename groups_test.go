@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue"
+	"golang.org/x/time/rate"
 )
 
 // namespace is the group of a "namespace/name" key.
@@ -262,6 +263,56 @@ func TestMaxRetriesGivesUpOnEveryKind(t *testing.T) {
 			})
 		})
 	}
+}
+
+// retryingWith makes each kind of rate-limiting queue around rl, with MaxRetries 1.
+var retryingWith = map[string]func(rl workqueue.TypedRateLimiter[string]) workqueue.TypedRateLimitingInterface[string]{
+	"rate-limiting": func(rl workqueue.TypedRateLimiter[string]) workqueue.TypedRateLimitingInterface[string] {
+		return workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{MaxRetries: 1})
+	},
+	"around another package's delaying queue": func(rl workqueue.TypedRateLimiter[string]) workqueue.TypedRateLimitingInterface[string] {
+		return workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{
+			MaxRetries: 1, DelayingQueue: otherDelaying{workqueue.NewTypedDelayingQueue[string]()}})
+	},
+	"priority": func(rl workqueue.TypedRateLimiter[string]) workqueue.TypedRateLimitingInterface[string] {
+		return workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{RateLimiter: rl, MaxRetries: 1})
+	},
+}
+
+// A call that gives up adds nothing, so it asks the limiter nothing: a token bucket keeps the
+// token for an item that will be added. The exception (see the package documentation,
+// "Retries"): a limiter of the user's own type on a queue of this package, which the caller
+// asks first.
+func TestGiveUpAsksNoLimiter(t *testing.T) {
+	for name, make := range retryingWith {
+		for _, own := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/own type %v", name, own), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					bucket := &workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(1, 3)}
+					var rl workqueue.TypedRateLimiter[string] = bucket
+					if own {
+						rl = ownBucket{bucket}
+					}
+					q := make(rl)
+					defer q.ShutDown()
+					q.AddRateLimited("a") // takes a token
+					q.AddRateLimited("a") // gives up
+					want := 2.0
+					if own && name != "around another package's delaying queue" {
+						want = 1 // asked before the count
+					}
+					if left := bucket.Limiter.Tokens(); left != want {
+						t.Fatalf("%v tokens left after one requeue and one give-up, want %v", left, want)
+					}
+				})
+			})
+		}
+	}
+}
+
+// ownBucket is a rate limiter of a type of the user's.
+type ownBucket struct {
+	*workqueue.TypedBucketRateLimiter[string]
 }
 
 func TestGiveUpPanicSurfacesInCaller(t *testing.T) {

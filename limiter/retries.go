@@ -69,5 +69,16 @@ func (c *Counts[T]) Count(item T, max int) (gaveUp int) {
 	return 0
 }
 
+// Uncount takes back one requeue of item that Count allowed but that did not happen (the
+// limiter asked for its wait panicked). A count dropped meanwhile stays dropped.
+func (c *Counts[T]) Uncount(item T) {
+	switch n := c.n[item]; {
+	case n > 1:
+		c.n[item] = n - 1
+	case n == 1:
+		delete(c.n, item)
+	}
+}
+
 // Drop forgets item's count.
 func (c *Counts[T]) Drop(item T) { delete(c.n, item) }
