@@ -6,12 +6,12 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestCounts: a step table of one item's requeues under a maximum of two, a Drop, and a second
-// item counted apart.
+// TestCounts: a step table of one item's requeues under a maximum of two, a Drop, an Uncount,
+// and a second item counted apart.
 func TestCounts(t *testing.T) {
 	var c Counts[string]
 	steps := []struct {
-		do     string // "count" or "drop"
+		do     string // "count", "drop" or "uncount"
 		item   string
 		max    int
 		gaveUp int
@@ -26,10 +26,22 @@ func TestCounts(t *testing.T) {
 		{"count", "b", 2, 0},
 		{"count", "b", 2, 0},
 		{"count", "b", 2, 3},
+		{"count", "a", 2, 0},
+		{"uncount", "a", 0, 0}, // a requeue that did not happen: a's count is one again
+		{"count", "a", 2, 0},
+		{"count", "a", 2, 3},
+		{"uncount", "b", 0, 0}, // b's count was dropped: it stays at zero
+		{"count", "b", 2, 0},
+		{"count", "b", 2, 0},
+		{"count", "b", 2, 3},
 	}
 	for i, s := range steps {
-		if s.do == "drop" {
+		switch s.do {
+		case "drop":
 			c.Drop(s.item)
+			continue
+		case "uncount":
+			c.Uncount(s.item)
 			continue
 		}
 		assert.Equal(t, s.gaveUp, c.Count(s.item, s.max), "step %d: %s %s", i, s.do, s.item)
