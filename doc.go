@@ -70,10 +70,11 @@
 // see metrics.GivenUpProvider; an unnamed queue records nothing), and GiveUp is called with the
 // item and its attempts, MaxRetries + 1: the failures behind each requeue, and the last one.
 // An Add or AddAfter of the item is not counted and still adds it; NumRequeues is still the
-// rate limiter's count. A call that gives up adds nothing, so it does not ask the rate limiter
-// (a token bucket keeps its token), with one exception: a limiter of your own type on a queue
-// this package built is asked in the caller first, as client-go asks it, so that its panic
-// uses up no retry.
+// rate limiter's count. A call that gives up adds nothing, so it does not ask a limiter the
+// queue has adopted, nor that of a queue around another package's delaying queue: a token
+// bucket keeps its token. Any other limiter (one of your own, or one another queue adopted
+// first, see "Differences from client-go") is asked in the caller first, as client-go asks
+// it, so that its panic uses up no retry.
 //
 // The count is the queue's, whatever the limiter (a token bucket counts no failures). GiveUp
 // runs in the goroutine of the AddRateLimited that gave up, after the item is forgotten; if it
