@@ -1,9 +1,13 @@
 package sharding
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/actorqueue/workqueue/sharding/leasetest"
 )
@@ -193,6 +197,42 @@ func TestGracefulExitWaitsForReconciles(t *testing.T) {
 		c.churn(20*time.Second, 20*time.Millisecond)
 		<-done
 		c.checkOwned(a)
+		c.finish(a)
+	})
+}
+
+// TestRequestOnReacquiredLeaseIsHonoured: a replica takes back a Lease that still names it
+// (its last term ended without releasing it) and carries another replica's request. Its
+// elector notes the request as it acquires, before the tenure begins; the replica must hand
+// the bucket over all the same. Dropping the request as the tenure began left it held for
+// good, the request unanswered, and the requester counted live by the others (seen once in CI,
+// as replicas that would not balance after one of them left).
+func TestRequestOnReacquiredLeaseIsHonoured(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 1, 10).defaults()
+		long := metav1.NewMicroTime(time.Now().Add(-time.Hour))
+		seconds, holderA := int32(c.cfg.LeaseDuration/time.Second), "a"
+		_, err := c.api.Clientset(nil).CoordinationV1().Leases(c.cfg.Namespace).Create(context.Background(), &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: c.cfg.Name + "-0", Labels: map[string]string{labelName: c.cfg.Name},
+				Annotations: map[string]string{annotationRequest: "b"}},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &holderA, LeaseDurationSeconds: &seconds, AcquireTime: &long, RenewTime: &long},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := c.join("a")
+		c.churn(c.cfg.LeaseDuration, 20*time.Millisecond)
+		c.mu.Lock()
+		var released []Handover
+		for _, h := range c.handovers {
+			if h.Cause == Released {
+				released = append(released, h)
+			}
+		}
+		c.mu.Unlock()
+		if len(released) == 0 {
+			t.Errorf("a acquired the Lease carrying b's request and did not hand it over (handovers: %v)", c.handovers)
+		}
 		c.finish(a)
 	})
 }

@@ -33,6 +33,15 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 	if err != nil {
 		panic("sharding: " + err.Error()) // Config.withDefaults checks what NewLeaderElector does
 	}
+	// A request noted by an earlier term's elector, which has stopped: this term's own see the
+	// Lease afresh. Dropped here, before the campaign, not as the tenure begins: the elector
+	// may note a request on the Lease it acquires (one still naming this replica, whose
+	// request stays) before the tenure begins, and on the fast path of client-go's renewals,
+	// which read nothing while the Lease is unchanged, it would never note it again.
+	select {
+	case <-s.asked[b]:
+	default:
+	}
 	// The elector's context is not ctx: a graceful hand-over keeps renewing while it drains.
 	electing, stopElecting := context.WithCancel(quietLogger(halt))
 	defer stopElecting()
@@ -58,10 +67,6 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 	}
 
 	t := newTenure(b, l, s.cfg.drainBudget())
-	select {
-	case <-s.asked[b]: // a request from an earlier tenure
-	default:
-	}
 	s.begin(t)
 	select {
 	case <-halt.Done():
