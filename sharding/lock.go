@@ -11,6 +11,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/util/retry"
 )
 
 // lock is the resource lock of one term of one bucket's election: the bucket's Lease, read and
@@ -206,9 +207,17 @@ func (l *lock) mayAcquire() bool {
 // release empties the Lease's holder if this replica still holds it, so that another replica
 // takes it after one second instead of LeaseDuration; client-go's elector writes the same
 // record when it releases. A hand-over request stays, so that the others leave the bucket to
-// the requester. Call it only once the elector has stopped and the bucket is drained. It
-// returns the error of the request that failed, if the Lease was not released.
+// the requester. Call it only once the elector has stopped and the bucket is drained. A
+// conflict (the request itself may have been written between the read and the write) reads
+// the Lease again, up to five times; without that, the bucket would wait out LeaseDuration
+// with nobody processing it. It returns the error of the request that failed, if the Lease
+// was not released.
 func (l *lock) release(ctx context.Context) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error { return l.releaseOnce(ctx) })
+}
+
+// releaseOnce reads the Lease and releases it if this replica still holds it.
+func (l *lock) releaseOnce(ctx context.Context) error {
 	client := l.sharder.cfg.Client.Leases(l.meta.Namespace)
 	current, err := client.Get(ctx, l.meta.Name, metav1.GetOptions{})
 	if err != nil {

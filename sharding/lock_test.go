@@ -2,9 +2,13 @@ package sharding
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
@@ -52,4 +56,34 @@ func TestRenewTimeNeverGoesBack(t *testing.T) {
 	if !l.holdUntil().After(first) {
 		t.Error("the hold window did not move on a renewal that wrote a new record")
 	}
+}
+
+// TestReleaseRetriesAConflict: a graceful exit whose release meets a conflict (a request
+// written between its read and its write, as in CI's crexample) reads the Lease again and
+// releases it, rather than leave the bucket to wait out LeaseDuration with nobody on it.
+func TestReleaseRetriesAConflict(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 1, 10).defaults()
+		a := c.join("a")
+		c.churn(5*time.Second, 20*time.Millisecond)
+		conflicts := 0
+		a.link.setReject(func(lease *coordinationv1.Lease) error {
+			if holder(lease) != "" || conflicts > 0 {
+				return nil
+			}
+			conflicts++
+			return apierrors.NewConflict(leaseResource, lease.Name, errors.New("raced"))
+		})
+		c.exit(a)
+		lease, err := c.api.Clientset(nil).CoordinationV1().Leases(c.cfg.Namespace).Get(context.Background(), c.cfg.Name+"-0", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if conflicts != 1 {
+			t.Fatalf("%d releases met the conflict, want 1", conflicts)
+		}
+		if h := holder(lease); h != "" {
+			t.Errorf("the Lease still names %q after a graceful exit whose first release met a conflict", h)
+		}
+	})
 }
