@@ -284,7 +284,7 @@ var retryingWith = map[string]func(rl workqueue.TypedRateLimiter[string]) workqu
 // "Retries"): a limiter of the user's own type on a queue of this package, which the caller
 // asks first.
 func TestGiveUpAsksNoLimiter(t *testing.T) {
-	for name, make := range retryingWith {
+	for name, newQueue := range retryingWith {
 		for _, own := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/own type %v", name, own), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
@@ -293,7 +293,7 @@ func TestGiveUpAsksNoLimiter(t *testing.T) {
 					if own {
 						rl = ownBucket{bucket}
 					}
-					q := make(rl)
+					q := newQueue(rl)
 					defer q.ShutDown()
 					q.AddRateLimited("a") // takes a token
 					q.AddRateLimited("a") // gives up
