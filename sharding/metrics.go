@@ -21,8 +21,10 @@ type Metrics interface {
 // normal end of a request that raced another, is not a failure.
 type FailureMetrics interface {
 	// RequestFailed reports one failed request: op is "list" (the balancing's look at the
-	// Leases), "ask" (asking another replica for a bucket) or "release" (giving a bucket
-	// back after a graceful hand-over; the others then wait LeaseDuration for it).
+	// Leases), "ask" (asking another replica for a bucket), "release" (giving a bucket
+	// back after a graceful hand-over; the others then wait LeaseDuration for it) or
+	// "prepare" (a BucketWatcher failed to cache an acquired bucket's objects, which this
+	// replica then gave back).
 	RequestFailed(op string, err error)
 }
 

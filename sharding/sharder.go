@@ -23,6 +23,9 @@ type Sharder struct {
 	mu      sync.Mutex // guards queues and the held count, and orders them with tenures
 	queues  []member
 	holding int
+
+	watching sync.RWMutex    // guards watchers; read-held from a bucket's preparation to its tenure's start
+	watchers []BucketWatcher // see watchers.go
 }
 
 // member is a queue wrapped around a Sharder.

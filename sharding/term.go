@@ -66,23 +66,32 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 		return false
 	}
 
+	prepared, err := s.prepare(ctx, halt, lead, b) // the watchers cache the bucket's objects
+	if err != nil {
+		return s.unprepared(ctx, halt, lead, l, b, stop, err)
+	}
 	t := newTenure(b, l, s.cfg.drainBudget())
 	s.begin(t)
+	prepared()
 	select {
 	case <-halt.Done():
 		s.finish(t)
 		t.cancel()
 		<-stopped
+		s.released(b)
 		return false
 	case <-lead.Done():
 		s.lose(t, Lost, time.Now(), s.finish(t))
 		<-stopped
+		s.released(b)
 		return true
 	case <-ctx.Done():
 		s.handBack(ctx, t, lead, halt, stop)
+		s.released(b)
 		return false
 	case <-s.asked[b]:
 		s.handBack(ctx, t, lead, halt, stop)
+		s.released(b)
 		// Stay out of the election while the requester acquires the bucket.
 		pause := time.NewTimer(s.cfg.LeaseDuration)
 		defer pause.Stop()
