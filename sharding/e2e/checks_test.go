@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"sync"
 	"fmt"
 	"math"
 	"slices"
@@ -224,8 +225,18 @@ func lastHeld(events []record.Event, replica string, at time.Duration) []int {
 	return holdings(events, []string{replica}, at)[replica]
 }
 
-// bucketOf is the bucket of a key, as the replicas' queues compute it.
-func bucketOf(key string, buckets int) int { return sharding.BucketOf(sharding.HashKey(key), buckets) }
+// bucketOf is the bucket of a key, as the replicas' queues compute it: by sharding.HashKey,
+// or by its object's UID in the scenarios whose replicas shard their watch by UID (uidBuckets).
+func bucketOf(key string, buckets int) int {
+	if b, ok := uidBuckets.Load(key); ok {
+		return b.(int)
+	}
+	return sharding.BucketOf(sharding.HashKey(key), buckets)
+}
+
+// uidBuckets holds the bucket of each key of the scenarios that shard the watch by UID, from
+// its object's UID. Keys are unique across scenarios: each has its own namespace.
+var uidBuckets sync.Map
 
 // pause is one SIGSTOP of a replica: stopped at from, continued at to.
 type pause struct {

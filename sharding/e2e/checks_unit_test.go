@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -271,5 +272,21 @@ func TestLateWrites(t *testing.T) {
 	}
 	if !slices.Equal(late, want) {
 		t.Errorf("late writes\n%v, want\n%v", late, want)
+	}
+}
+
+// TestCacheFaults checks the check of sharded caches: a Cached event is a fault unless the
+// replica caches exactly the objects of the buckets it has synced.
+func TestCacheFaults(t *testing.T) {
+	events := []record.Event{
+		{Kind: record.Cached, Replica: "r1", Buckets: []int{0, 3}, Count: 8},
+		{Kind: record.Cached, Replica: "r2", Buckets: nil, Count: 0},
+		{Kind: record.Cached, Replica: "r2", Buckets: []int{1}, Count: 5},    // another bucket's object too
+		{Kind: record.Cached, Replica: "r3", Buckets: []int{2, 4}, Count: 7}, // one missing
+		{Kind: record.Held, Replica: "r3", Buckets: []int{2}, Count: 99},
+	}
+	faults := cacheFaults(events, 4)
+	if len(faults) != 2 || !strings.HasPrefix(faults[0], "r2 caches 5") || !strings.HasPrefix(faults[1], "r3 caches 7") {
+		t.Errorf("cacheFaults = %q; want r2's and r3's", faults)
 	}
 }

@@ -31,6 +31,9 @@ func (h *harness) finish() {
 	if !h.await(limit, func() bool { return len(lost(h.events, h.final)) == 0 }) {
 		h.t.Errorf("lost: %s", h.describeLost(lost(h.events, h.final)))
 	}
+	if h.shardedWatch() {
+		h.checkCaches()
+	}
 	for _, name := range h.live() {
 		h.leave(h.procs[name])
 	}

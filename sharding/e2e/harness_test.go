@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/actorqueue/workqueue/sharding"
+	"github.com/actorqueue/workqueue/sharding/e2e/internal/cluster"
 	"github.com/actorqueue/workqueue/sharding/e2e/internal/faultproxy"
 	"github.com/actorqueue/workqueue/sharding/e2e/internal/record"
 )
@@ -62,7 +63,8 @@ type harness struct {
 	dir     string
 	buckets int
 	client  kubernetes.Interface
-	t0      time.Duration // record.Now() when the scenario began
+	cluster *cluster.Cluster // the API server the replicas talk to
+	t0      time.Duration    // record.Now() when the scenario began
 
 	replicaArgs []string // extra flags of every replica
 
@@ -101,16 +103,34 @@ const (
 func newHarness(t *testing.T, tm timing, replicaArgs ...string) *harness {
 	t.Helper()
 	needEnv(t)
-	cfg := env.cluster.Config("")
+	return newHarnessOn(t, env.cluster, tm, replicaArgs...)
+}
+
+// newHarnessOn is newHarness on the API server c.
+func newHarnessOn(t *testing.T, c *cluster.Cluster, tm timing, replicaArgs ...string) *harness {
+	t.Helper()
+	h := emptyHarness(t, c, tm, replicaArgs...)
+	h.populate()
+	t.Cleanup(h.cleanup)
+	h.watchLeases()
+	return h
+}
+
+// emptyHarness creates the scenario's namespace on c, without ConfigMaps.
+func emptyHarness(t *testing.T, c *cluster.Cluster, tm timing, replicaArgs ...string) *harness {
+	t.Helper()
+	cfg := c.Config("")
 	cfg.QPS, cfg.Burst = 1000, 1000 // client-go's default of 5 a second would pace the changes
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ns := "e2e-" + strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
-	ns = ns[:min(len(ns), 63)]
+	if len(ns) > 63 { // a label: keep it unique with a hash of the whole name
+		ns = fmt.Sprintf("%s-%08x", strings.TrimRight(ns[:54], "-"), uint32(sharding.Hash(ns)))
+	}
 	h := &harness{
-		t: t, tm: tm, ns: ns, buckets: buckets, client: client, t0: record.Now(),
+		t: t, tm: tm, ns: ns, buckets: buckets, client: client, cluster: c, t0: record.Now(),
 		dir:         filepath.Join(env.dir, ns),
 		replicaArgs: replicaArgs,
 		objects:     make(map[string]*corev1.ConfigMap),
@@ -125,15 +145,19 @@ func newHarness(t *testing.T, tm timing, replicaArgs ...string) *harness {
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+// populate creates keysPerBucket ConfigMaps in each of the buckets, each at generation 1.
+func (h *harness) populate() {
+	t, client, ns, ctx := h.t, h.client, h.ns, context.Background()
+	byUID := slices.Contains(h.replicaArgs, "-watch=uid")
 	perBucket := make([]int, buckets)
 	for i, filled := 0, 0; filled < buckets; i++ {
 		name := fmt.Sprintf("cm-%03d", i)
 		b := bucketOf(ns+"/"+name, buckets)
-		if perBucket[b] == keysPerBucket {
+		if !byUID && perBucket[b] == keysPerBucket {
 			continue
-		}
-		if perBucket[b]++; perBucket[b] == keysPerBucket {
-			filled++
 		}
 		cm, err := client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -142,11 +166,20 @@ func newHarness(t *testing.T, tm timing, replicaArgs ...string) *harness {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if byUID { // the bucket is the UID's, known once created: keep it only if its bucket has room
+			if b = sharding.BucketOf(sharding.Hash(string(cm.UID)), buckets); perBucket[b] == keysPerBucket {
+				if err := client.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			uidBuckets.Store(ns+"/"+name, b)
+		}
+		if perBucket[b]++; perBucket[b] == keysPerBucket {
+			filled++
+		}
 		h.objects[ns+"/"+name], h.final[ns+"/"+name] = cm, 1
 	}
-	t.Cleanup(h.cleanup)
-	h.watchLeases()
-	return h
 }
 
 // at formats an instant relative to the scenario's start.
@@ -173,13 +206,13 @@ func (h *harness) awaitReady(ps ...*proc) {
 // launch starts a replica named name.
 func (h *harness) launch(name string) *proc {
 	h.t.Helper()
-	proxy, err := faultproxy.Start(strings.TrimPrefix(env.cluster.URL, "https://"))
+	proxy, err := faultproxy.Start(strings.TrimPrefix(h.cluster.URL, "https://"))
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	recordPath := filepath.Join(h.dir, name+".jsonl")
 	args := append([]string{
-		"-server", "https://" + proxy.Addr(), "-ca", env.cluster.CAFile, "-token", env.cluster.Token,
+		"-server", "https://" + proxy.Addr(), "-ca", h.cluster.CAFile, "-token", h.cluster.Token,
 		"-namespace", h.ns, "-identity", name, "-record", recordPath,
 		"-buckets", strconv.Itoa(h.buckets),
 		"-lease", h.tm.lease.String(), "-renew", h.tm.renew.String(), "-retry", h.tm.retry.String(),

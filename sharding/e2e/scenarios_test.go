@@ -33,6 +33,8 @@ type scenario struct {
 	timing timing
 	args   []string // extra replica flags
 	run    func(h *harness)
+	// gateOff runs the scenario on the API server with ShardedListAndWatch off.
+	gateOff bool
 }
 
 // parallel reports whether the scenario runs side by side with the other parallel ones of its
@@ -56,6 +58,13 @@ var scenarios = []scenario{
 	{name: "graceful-exit", timing: defaults, run: gracefulExit},
 	{name: "kill-9", timing: defaults, run: kill9},
 	{name: "slow-answers", timing: defaults, args: []string{"-work", "5s"}, run: slowAnswers},
+	// The watch sharded by UID (package shardcache): each replica caches only its buckets'
+	// ConfigMaps, and a bucket's keys are handed out once its watch has synced.
+	{name: "watch/joins", timing: fast, args: []string{"-watch=uid"}, run: joins},
+	{name: "watch/graceful-exit", timing: fast, args: []string{"-watch=uid"}, run: gracefulExit},
+	{name: "watch/kill-9", timing: fast, args: []string{"-watch=uid"}, run: kill9},
+	{name: "watch/pause", timing: fast, args: []string{"-watch=uid", "-work", "1s"}, run: pauses},
+	{name: "watch/gate-off/kill-9", timing: fast, args: []string{"-watch=uid"}, run: kill9, gateOff: true},
 }
 
 // TestSharding runs every scenario with every kind of replica, as
@@ -71,7 +80,13 @@ func TestSharding(t *testing.T) {
 					if sc.parallel() {
 						t.Parallel()
 					}
-					h := newHarness(t, sc.timing, append([]string{"-kind", kind}, sc.args...)...)
+					args := append([]string{"-kind", kind}, sc.args...)
+					var h *harness
+					if sc.gateOff {
+						h = newHarnessOn(t, needGateOff(t), sc.timing, args...)
+					} else {
+						h = newHarness(t, sc.timing, args...)
+					}
 					sc.run(h)
 				})
 			}

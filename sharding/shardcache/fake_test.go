@@ -211,7 +211,7 @@ func (r *recorder) Synced(_ string, b int, _ time.Duration) {
 	r.synced = append(r.synced, b)
 	r.mu.Unlock()
 }
-func (r *recorder) Cached(_ string, n int) { r.mu.Lock(); r.cached = n; r.mu.Unlock() }
+func (r *recorder) Cached(_ string, _ []int, n int) { r.mu.Lock(); r.cached = n; r.mu.Unlock() }
 
 func (r *recorder) note(kind string, obj any) {
 	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -120,7 +121,7 @@ func (inf *Informer) Prepare(ctx context.Context, bucket int) error {
 	}
 	sh.ready.Store(true)
 	inf.opts.Metrics.Synced(inf.opts.Resource, bucket, time.Since(start))
-	inf.opts.Metrics.Cached(inf.opts.Resource, inf.cached())
+	inf.reportCached()
 	return nil
 }
 
@@ -133,7 +134,7 @@ func (inf *Informer) Release(bucket int) {
 	inf.mu.Unlock()
 	if sh != nil {
 		sh.stop()
-		inf.opts.Metrics.Cached(inf.opts.Resource, inf.cached())
+		inf.reportCached()
 	}
 }
 
@@ -333,13 +334,18 @@ func (inf *Informer) ignored() {
 // filtered counts n objects the server sent outside the selected bucket.
 func (inf *Informer) filtered(n int) { inf.opts.Metrics.Filtered(inf.opts.Resource, n) }
 
-// cached returns the number of objects cached over every bucket.
-func (inf *Informer) cached() int {
+// reportCached tells Metrics which buckets have synced and how many objects they hold.
+func (inf *Informer) reportCached() {
+	var buckets []int
 	n := 0
 	for _, sh := range inf.shardList() {
-		n += len(sh.informer.GetStore().ListKeys())
+		if sh.ready.Load() {
+			buckets = append(buckets, sh.bucket)
+			n += len(sh.informer.GetStore().ListKeys())
+		}
 	}
-	return n
+	slices.Sort(buckets)
+	inf.opts.Metrics.Cached(inf.opts.Resource, buckets, n)
 }
 
 // shardList returns the shards, ready or being prepared.

@@ -15,9 +15,9 @@ type Metrics interface {
 	Filtered(resource string, n int)
 	// Synced reports how long a bucket's preparation took, from Prepare to its watch synced.
 	Synced(resource string, bucket int, d time.Duration)
-	// Cached reports how many objects the Informer caches, over every bucket, after each
-	// bucket's preparation and release.
-	Cached(resource string, n int)
+	// Cached reports, after each bucket's preparation and release, the buckets whose watch
+	// has synced, in increasing order, and how many objects the Informer caches of them.
+	Cached(resource string, buckets []int, objects int)
 }
 
 // noMetrics is the Metrics of Options without one.
@@ -26,4 +26,4 @@ type noMetrics struct{}
 func (noMetrics) SelectorIgnored(string)            {}
 func (noMetrics) Filtered(string, int)              {}
 func (noMetrics) Synced(string, int, time.Duration) {}
-func (noMetrics) Cached(string, int)                {}
+func (noMetrics) Cached(string, []int, int)         {}

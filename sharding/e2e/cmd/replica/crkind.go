@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -23,6 +24,7 @@ import (
 	"github.com/actorqueue/workqueue/sharding"
 	"github.com/actorqueue/workqueue/sharding/crshard"
 	"github.com/actorqueue/workqueue/sharding/e2e/internal/record"
+	"github.com/actorqueue/workqueue/sharding/shardcache"
 )
 
 // errCutShort is what the reconciler returns when it stopped before completing: the
@@ -36,21 +38,46 @@ var errCutShort = errors.New("reconcile cut short: the bucket's hold is ending")
 // the key's context (Shard.Reconciler). This is all the wiring a sharded controller needs.
 func runControllerRuntime(ctx context.Context, o options, rec *record.Writer) error {
 	log.SetLogger(klog.NewKlogr())
+	stats := &watchStats{rec: rec}
 	cfg := o.restConfig()
-	mgr, err := manager.New(cfg, manager.Options{
+	cacheOpts := cache.Options{DefaultNamespaces: map[string]cache.Config{o.namespace: {}}}
+	var s *sharding.Sharder
+	var sharded *crshard.Cache
+	if !o.unsharded {
+		clientset, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		s = newSharder(o, clientset.CoordinationV1(), rec)
+	}
+	if o.watch != watchWhole {
+		// The ConfigMaps' informer watches the held buckets only (package shardcache).
+		sharded = crshard.NewCache(s, crshard.CacheOptions{Objects: []client.Object{&corev1.ConfigMap{}},
+			Options: shardcache.Options{Field: field(o.watch), Resource: "configmaps", Metrics: stats}})
+		cacheOpts.NewInformer = sharded.NewInformer
+	}
+	mgr, err := manager.New(stats.measure(cfg), manager.Options{
 		LeaderElection:         false,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{o.namespace: {}}},
+		Cache:                  cacheOpts,
 	})
 	if err != nil {
 		return err
 	}
 	// The ConfigMaps' informer exists before the manager starts, so that the manager waits for
-	// it to sync before it starts the sharder: Keys then lists every object.
-	if _, err := mgr.GetCache().GetInformer(ctx, &corev1.ConfigMap{}); err != nil {
+	// it to sync before it starts the sharder: Keys then lists every object (or, sharded, the
+	// informer is the sharder's BucketWatcher from the start).
+	informer, err := mgr.GetCache().GetInformer(ctx, &corev1.ConfigMap{})
+	if err != nil {
 		return err
 	}
+	if _, err := informer.AddEventHandler(stats.counting(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) {}, UpdateFunc: func(any, any) {}, DeleteFunc: func(any) {},
+	})); err != nil {
+		return err
+	}
+	stats.reportOnSignal(ctx, func() int { return len(informer.(toolscache.SharedIndexInformer).GetStore().ListKeys()) })
 
 	r := o.reconciler(rec)
 	var reconciler reconcile.Reconciler = reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -70,19 +97,18 @@ func runControllerRuntime(ctx context.Context, o options, rec *record.Writer) er
 		Reconciler:              reconciler,
 		NewQueue:                controllerruntime.NewQueue[reconcile.Request],
 	}
-	if !o.unsharded {
-		clientset, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return err
-		}
-		s := newSharder(o, clientset.CoordinationV1(), rec)
+	if s != nil {
 		if err := mgr.Add(crshard.Runnable(s)); err != nil {
 			return err
 		}
-		shard := crshard.New(s, sharding.QueueConfig[reconcile.Request]{
+		queueConfig := sharding.QueueConfig[reconcile.Request]{
 			Hash: crshard.HashRequest,
 			Keys: func(int) []reconcile.Request { return listRequests(mgr.GetCache(), o.namespace) },
-		})
+		}
+		if sharded != nil {
+			queueConfig = sharded.QueueConfig(&corev1.ConfigMap{})
+		}
+		shard := crshard.New(s, queueConfig)
 		opts.Reconciler = shard.Reconciler(reconciler)
 		opts.NewQueue = shard.NewQueue(controllerruntime.NewQueue[reconcile.Request])
 	}

@@ -65,6 +65,7 @@ type options struct {
 	work, stopLatency       time.Duration
 	writes                  int
 	unsharded               bool
+	watch                   string
 }
 
 func main() {
@@ -87,6 +88,7 @@ func main() {
 	flag.DurationVar(&o.stopLatency, "stop-latency", 100*time.Millisecond, "how long a reconcile takes to return once its context is done")
 	flag.IntVar(&o.writes, "writes", 4, "how many writes a reconcile makes, at even intervals of its work")
 	flag.BoolVar(&o.unsharded, "unsharded", false, "process every key, without a sharder: a control that the tests must catch")
+	flag.StringVar(&o.watch, "watch", watchWhole, "the informer: empty to watch every ConfigMap; "+watchUID+" or "+watchNamespace+" to watch only the held buckets' (package shardcache), by UID or by namespace")
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	flag.Func("v", "client-go's log verbosity", func(v string) error { return klogFlags.Set("v", v) })
@@ -114,6 +116,10 @@ func (o options) validate() error {
 		return fmt.Errorf("-workers %d: want > 0", o.workers)
 	case o.writes <= 0:
 		return fmt.Errorf("-writes %d: want > 0", o.writes)
+	case o.watch != watchWhole && o.watch != watchUID && o.watch != watchNamespace:
+		return fmt.Errorf("-watch %q: want empty, %s or %s", o.watch, watchUID, watchNamespace)
+	case o.watch != watchWhole && o.unsharded:
+		return errors.New("-watch needs a sharder: not with -unsharded")
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/actorqueue/workqueue"
 	"github.com/actorqueue/workqueue/sharding"
 	"github.com/actorqueue/workqueue/sharding/e2e/internal/record"
+	"github.com/actorqueue/workqueue/sharding/shardcache"
 )
 
 // queueReplica is the controller the sharding README describes, wired by hand: an informer,
@@ -26,6 +27,7 @@ type queueReplica struct {
 	queue    workqueue.TypedRateLimitingInterface[string]
 	// contextOf is the context a reconcile of key runs under: the key's, or Background.
 	contextOf func(key string) context.Context
+	stats     *watchStats
 }
 
 func newQueueReplica(o options, rec *record.Writer) (*queueReplica, error) {
@@ -33,24 +35,36 @@ func newQueueReplica(o options, rec *record.Writer) (*queueReplica, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &queueReplica{o: o, rec: rec, r: o.reconciler(rec)}
-	r.informer = cache.NewSharedIndexInformer(
-		cache.NewListWatchFromClient(client.CoreV1().RESTClient(), "configmaps", o.namespace, fields.Everything()),
-		&corev1.ConfigMap{}, 0, cache.Indexers{})
+	r := &queueReplica{o: o, rec: rec, r: o.reconciler(rec), stats: &watchStats{rec: rec}}
+	watching, err := kubernetes.NewForConfig(r.stats.measure(o.restConfig()))
+	if err != nil {
+		return nil, err
+	}
+	lw := cache.NewListWatchFromClient(watching.CoreV1().RESTClient(), "configmaps", o.namespace, fields.Everything())
 	inner := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
-	if o.unsharded {
+	switch {
+	case o.unsharded:
+		r.informer = cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
 		r.queue = inner
 		r.contextOf = func(string) context.Context { return context.Background() }
-	} else {
+	case o.watch == watchWhole:
+		r.informer = cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
 		r.sharder = newSharder(o, client.CoordinationV1(), rec)
 		q := sharding.Wrap(r.sharder, inner, sharding.QueueConfig[string]{Keys: func(int) []string { return r.informer.GetStore().ListKeys() }})
 		r.queue, r.contextOf = q, q.Context
+	default:
+		// The watch of the held buckets only: the informer is the sharder's BucketWatcher,
+		// and gives the queue each key's bucket and an acquired bucket's keys.
+		r.sharder = newSharder(o, client.CoordinationV1(), rec)
+		informer := shardcache.New(r.sharder, lw, &corev1.ConfigMap{}, shardcache.Options{Field: field(o.watch), Resource: "configmaps", Metrics: r.stats})
+		q := sharding.Wrap(r.sharder, inner, informer.QueueConfig())
+		r.informer, r.queue, r.contextOf = informer, q, q.Context
 	}
-	_, err = r.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	_, err = r.informer.AddEventHandler(r.stats.counting(cache.ResourceEventHandlerFuncs{
 		AddFunc:    r.enqueue,
 		UpdateFunc: func(_, obj any) { r.enqueue(obj) },
 		DeleteFunc: r.enqueue,
-	})
+	}))
 	return r, err
 }
 
@@ -73,6 +87,7 @@ func (r *queueReplica) run(ctx context.Context) {
 	for range r.o.workers {
 		workers.Go(r.work)
 	}
+	r.stats.reportOnSignal(ctx, func() int { return len(r.informer.GetStore().ListKeys()) })
 	r.rec.Write(record.Event{Kind: record.Ready})
 	if r.sharder != nil {
 		r.sharder.Run(ctx) // returns once every bucket is handed back

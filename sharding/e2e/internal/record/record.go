@@ -52,6 +52,18 @@ const (
 	HandedOver Kind = "handover"
 	// Stopped: the replica's sharder has handed every bucket back and the replica exits.
 	Stopped Kind = "stopped"
+	// Cached: a replica with a sharded watch (package shardcache) finished preparing or
+	// releasing a bucket; Buckets are the buckets it now watches and Count the objects it
+	// caches.
+	Cached Kind = "cached"
+	// Synced: the watch of Bucket synced, Drain after the bucket's preparation began.
+	Synced Kind = "synced"
+	// Ignored: the API server ignores shard selectors; the replica filters on its own.
+	Ignored Kind = "ignored"
+	// Stats: what the replica measured of itself, asked for with SIGUSR1: Count objects
+	// cached, Heap bytes in use after a garbage collection, Events received by the watch,
+	// Filtered of them dropped as outside the bucket, Bytes read from the API server.
+	Stats Kind = "stats"
 )
 
 // Event is one line of a replica's log.
@@ -70,6 +82,12 @@ type Event struct {
 	Cause   string        `json:"cause,omitempty"`
 	Drain   time.Duration `json:"drain,omitempty"`
 	Overran int           `json:"overran,omitempty"`
+
+	Count    int   `json:"count,omitempty"`
+	Heap     int64 `json:"heap,omitempty"`
+	Events   int64 `json:"events,omitempty"`
+	Filtered int64 `json:"filtered,omitempty"`
+	Bytes    int64 `json:"bytes,omitempty"`
 }
 
 // Writer appends Events to a file, one write per event so that a process killed at any
