@@ -1,11 +1,11 @@
 package e2e
 
 import (
-	"sync"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/actorqueue/workqueue/sharding"
