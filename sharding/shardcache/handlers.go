@@ -19,7 +19,7 @@ type registration struct {
 
 	shards map[*shard]cache.ResourceEventHandlerRegistration // guarded by inf.mu
 	// first are the registrations with the buckets watched when the handler was added: it
-	// has synced once the Informer has and they have.
+	// has synced once the Informer has and they have. Guarded by inf.mu; nil once synced.
 	first  []cache.ResourceEventHandlerRegistration
 	synced atomic.Bool
 	once   sync.Once
@@ -107,11 +107,14 @@ func (r *registration) HasSynced() bool {
 	if !r.inf.HasSynced() {
 		return false
 	}
+	r.inf.mu.Lock()
+	defer r.inf.mu.Unlock()
 	for _, reg := range r.first {
 		if !reg.HasSynced() {
 			return false
 		}
 	}
+	r.first = nil // synced for good: let released buckets' registrations go
 	r.synced.Store(true)
 	return true
 }
@@ -120,11 +123,13 @@ func (r *registration) HasSynced() bool {
 // the Informer has stopped).
 func (r *registration) HasSyncedChecker() cache.DoneChecker {
 	r.once.Do(func() {
+		r.inf.mu.Lock()
+		waits := []<-chan struct{}{r.inf.synced}
+		for _, reg := range r.first {
+			waits = append(waits, reg.HasSyncedChecker().Done())
+		}
+		r.inf.mu.Unlock()
 		go func() {
-			waits := []<-chan struct{}{r.inf.synced}
-			for _, reg := range r.first {
-				waits = append(waits, reg.HasSyncedChecker().Done())
-			}
 			for _, w := range waits {
 				select {
 				case <-w:

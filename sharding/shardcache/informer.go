@@ -131,6 +131,9 @@ func (inf *Informer) Release(bucket int) {
 	inf.mu.Lock()
 	sh := inf.shards[bucket]
 	delete(inf.shards, bucket)
+	for _, r := range inf.handlers {
+		delete(r.shards, sh) // the informer goes, and its handlers with it
+	}
 	inf.mu.Unlock()
 	if sh != nil {
 		sh.stop()

@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/actorqueue/workqueue/sharding"
 )
@@ -228,4 +229,37 @@ func TestBucketStart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReleaseFreesBucket checks that nothing of the Informer keeps a released bucket's
+// informer: its handlers' registrations with it go too.
+func TestReleaseFreesBucket(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(ByUID, testBuckets, true)
+		srv.populate(30)
+		inf := New(newSharder(testBuckets), srv, &corev1.ConfigMap{}, Options{})
+		reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{})
+		running(t, inf)
+		synctest.Wait()
+		if !reg.HasSynced() {
+			t.Fatal("the handler has not synced")
+		}
+		for _, b := range []int{1, 2} {
+			if err := inf.Prepare(context.Background(), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		late, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{})
+		synctest.Wait()
+		if !late.HasSynced() {
+			t.Fatal("the handler added with two buckets watched has not synced")
+		}
+		inf.Release(1)
+		inf.Release(2)
+		for _, r := range []*registration{reg.(*registration), late.(*registration)} {
+			if len(r.shards) != 0 || len(r.first) != 0 {
+				t.Errorf("a handler keeps %d registrations with released buckets (and %d first)", len(r.shards), len(r.first))
+			}
+		}
+	})
 }

@@ -50,20 +50,6 @@ func runReplica(f replicaFlags) error {
 	ctrl.SetLogger(klog.NewKlogr())
 	cfg := &rest.Config{Host: f.server, BearerToken: f.token, TLSClientConfig: rest.TLSClientConfig{CAFile: f.ca},
 		QPS: clientQPS, Burst: clientBurst} // in a cluster: ctrl.GetConfigOrDie(), with the same QPS
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Metrics: metricsserver.Options{BindAddress: "0"}, // three replicas share this machine
-		Cache:   cache.Options{DefaultNamespaces: map[string]cache.Config{f.namespace: {}}},
-	})
-	if err != nil {
-		return err
-	}
-	ctx := ctrl.SetupSignalHandler()
-	// Ask for the informer before the manager starts, so that the manager waits for it to sync
-	// before it starts the sharder: Keys then lists every ConfigMap.
-	if _, err := mgr.GetCache().GetInformer(ctx, &corev1.ConfigMap{}); err != nil {
-		return err
-	}
-
 	clientset, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -79,14 +65,32 @@ func runReplica(f replicaFlags) error {
 		RetryPeriod:   retryPeriod,
 		Metrics:       printHandovers{},
 	})
+	// The cache holds only the ConfigMaps of the buckets this replica holds: their informer
+	// lists and watches each held bucket's hash range of UIDs (the API server needs the
+	// ShardedListAndWatch feature gate; without it the informer filters on its own).
+	sharded := crshard.NewCache(sharder, crshard.CacheOptions{Objects: []client.Object{&corev1.ConfigMap{}}})
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Metrics: metricsserver.Options{BindAddress: "0"}, // three replicas share this machine
+		Cache: cache.Options{
+			DefaultNamespaces: map[string]cache.Config{f.namespace: {}},
+			NewInformer:       sharded.NewInformer,
+		},
+	})
+	if err != nil {
+		return err
+	}
+	ctx := ctrl.SetupSignalHandler()
+	// Ask for the informer before the manager starts, so that it watches every bucket the
+	// sharder acquires from the start.
+	if _, err := mgr.GetCache().GetInformer(ctx, &corev1.ConfigMap{}); err != nil {
+		return err
+	}
 	if err := mgr.Add(crshard.Runnable(sharder)); err != nil {
 		return err
 	}
-	shard := crshard.New(sharder, sharding.QueueConfig[ctrl.Request]{
-		Hash: crshard.HashRequest,
-		// The keys of a bucket just acquired: every ConfigMap (the queue keeps the bucket's).
-		Keys: func(int) []ctrl.Request { return listRequests(mgr.GetCache(), f.namespace) },
-	})
+	// The queue puts each request in its ConfigMap's bucket, and lists a bucket just acquired
+	// from its synced cache.
+	shard := crshard.New(sharder, sharded.QueueConfig(&corev1.ConfigMap{}))
 	err = ctrl.NewControllerManagedBy(mgr).
 		For(&corev1.ConfigMap{}).
 		WithOptions(controller.Options{
@@ -98,20 +102,6 @@ func runReplica(f replicaFlags) error {
 		return err
 	}
 	return mgr.Start(ctx)
-}
-
-// listRequests returns a request for each ConfigMap of namespace in the manager's cache.
-func listRequests(c cache.Cache, namespace string) []ctrl.Request {
-	var list corev1.ConfigMapList
-	if err := c.List(context.Background(), &list, client.InNamespace(namespace)); err != nil {
-		klog.ErrorS(err, "listing the ConfigMaps of an acquired bucket")
-		return nil
-	}
-	requests := make([]ctrl.Request, 0, len(list.Items))
-	for i := range list.Items {
-		requests = append(requests, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return requests
 }
 
 // errNotHeld is what a reconcile returns when its bucket is not held for long enough to

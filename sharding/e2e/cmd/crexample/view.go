@@ -9,12 +9,9 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/actorqueue/workqueue/sharding"
-	"github.com/actorqueue/workqueue/sharding/crshard"
 )
 
 // view reads what the replicas did from the API server: the buckets' Leases and the
@@ -93,7 +90,7 @@ func (h holders) format(replicas []string) string {
 // configMap is one ConfigMap as the reconciles left it.
 type configMap struct {
 	name   string
-	bucket int    // the bucket of its key, as the replicas hash it
+	bucket int    // the bucket of its UID, as the replicas' sharded caches select it
 	gen    string // the generation the orchestration wrote last
 	// by and reconciled are the replica that reconciled it last and the generation it did.
 	by, reconciled string
@@ -110,8 +107,8 @@ func (v view) configMaps(ctx context.Context) ([]configMap, error) {
 		if _, ours := cm.Data[genKey]; !ours {
 			continue // kube-root-ca.crt, which every namespace gets
 		}
-		key := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cm.Namespace, Name: cm.Name}}
-		cms = append(cms, configMap{name: cm.Name, bucket: sharding.BucketOf(crshard.HashRequest(key), buckets),
+		// The replicas shard their watch by UID: a ConfigMap's bucket is its UID's.
+		cms = append(cms, configMap{name: cm.Name, bucket: sharding.BucketOf(sharding.Hash(string(cm.UID)), buckets),
 			gen: cm.Data[genKey], by: cm.Annotations[annotationBy], reconciled: cm.Annotations[annotationGen]})
 	}
 	slices.SortFunc(cms, func(a, b configMap) int { return strings.Compare(a.name, b.name) })
