@@ -83,8 +83,8 @@ func (r *run) startCluster(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w (run this from sharding/e2e, with GOWORK=off)", err)
 	}
-	say("kube-apiserver executable ready; starting it")
-	if r.cluster, err = cluster.Start(ctx, cluster.Options{Binary: binary, Dir: r.dir}); err != nil {
+	say("kube-apiserver executable ready; starting it, with sharded list and watch on (feature gate ShardedListAndWatch)")
+	if r.cluster, err = cluster.Start(ctx, cluster.Options{Binary: binary, Dir: r.dir, FeatureGates: "ShardedListAndWatch=true"}); err != nil {
 		return err
 	}
 	say("kube-apiserver serving at %s, on an etcd embedded in this process", r.cluster.URL)
