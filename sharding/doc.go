@@ -131,5 +131,18 @@
 // 1.36 behind the ShardedListAndWatch feature gate) computes, and bucket b is the hash range
 // that [ShardSelector] names, so a replica can list and watch only its buckets' objects:
 // hash keys with [HashNamespace] (field object.metadata.namespace) or hash the object's UID
-// (object.metadata.uid).
+// (object.metadata.uid). Package shardcache does it: its informers watch the held buckets
+// only, and route each key to its object's bucket.
+//
+// # Watchers
+//
+// A [BucketWatcher] ([Sharder.Watch]) caches the objects of the buckets this replica holds.
+// When the elector reports a bucket won, the bucket's election goroutine calls every
+// watcher's Prepare and waits (the elector keeps renewing meanwhile) before the tenure
+// begins: the queues accept and list the bucket's keys only once its objects are cached, so
+// no reconcile reads a cache that lacks its object. A preparation that fails gives the
+// bucket back at once. After a hand-over, once the bucket has drained or its hold window has
+// closed, every watcher's Release frees the bucket's objects. That is the whole seam between
+// the timing of the elections and the informers: two calls in the election of a bucket
+// (term.go: prepare before the tenure, released after each way a tenure ends).
 package sharding

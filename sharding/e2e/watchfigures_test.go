@@ -72,8 +72,8 @@ func watchFigures(t *testing.T, c *cluster.Cluster, base replicaStats) {
 		stats := h.measure(run.name, run.replicas)
 		for i, s := range stats {
 			figure(t, fmt.Sprintf("%s: r%d", run.name, i+1),
-				"%d objects cached, heap %.1f MiB (%.1f over empty), %d watch events received + %d dropped, %.1f MiB read (%.1f MiB while changing)",
-				s.Count, mib(s.Heap), mib(s.Heap-base.Heap), s.Events, s.Filtered, mib(s.Bytes), mib(s.changeBytes))
+				"%d objects cached, heap %.1f MiB (%.1f over empty), of %d changes %d watch events received + %d dropped, %.1f MiB read (%.1f MiB while changing)",
+				s.Count, mib(s.Heap), mib(s.Heap-base.Heap), s.changes, s.Events, s.Filtered, mib(s.Bytes), mib(s.changeBytes))
 		}
 		if run.replicas == 3 {
 			h.handOverFigures()
@@ -136,6 +136,7 @@ func (h *harness) populateMany(n int) {
 type replicaStats struct {
 	record.Event
 	changeBytes int64
+	changes     int // the changes the harness made meanwhile
 }
 
 // measure starts n replicas, waits until every bucket is held and synced and every object
@@ -151,7 +152,7 @@ func (h *harness) measure(name string, n int) []replicaStats {
 	h.awaitReady(ps...)
 	h.waitFor(name+": every bucket held, watched and synced", 5*time.Minute, h.settled)
 	h.waitFor(name+": every object reconciled", 5*time.Minute, func() bool { return len(lost(h.events[began:], h.final)) == 0 })
-	before := h.stats(ps)
+	before, changed := h.stats(ps), h.changes()
 	if len(h.objects) > 0 {
 		h.updateEvery(5 * time.Millisecond)
 		h.run(10 * time.Second)
@@ -161,7 +162,7 @@ func (h *harness) measure(name string, n int) []replicaStats {
 	after := h.stats(ps)
 	out := make([]replicaStats, len(ps))
 	for i := range ps {
-		out[i] = replicaStats{Event: after[i], changeBytes: after[i].Bytes - before[i].Bytes}
+		out[i] = replicaStats{Event: after[i], changeBytes: after[i].Bytes - before[i].Bytes, changes: h.changes() - changed}
 		out[i].Events -= before[i].Events
 		out[i].Filtered -= before[i].Filtered
 	}

@@ -168,11 +168,18 @@ func (s *server) listed() []string {
 	return append([]string(nil), s.lists...)
 }
 
-// populate creates n ConfigMaps in namespaces ns-0 … ns-6, named cm-i, with UIDs uid-i.
+// populate creates n ConfigMaps in namespaces ns-0 … ns-6, named cm-i, with UIDs that
+// spread over the buckets, as real ones (random) do: "uid-i" alone would not, as FNV-1a's
+// high bits barely move for strings that differ at their end.
 func (s *server) populate(n int) {
 	for i := range n {
-		s.put(fmt.Sprintf("ns-%d", i%7), fmt.Sprintf("cm-%d", i), types.UID(fmt.Sprintf("uid-%d", i)), "0")
+		s.put(fmt.Sprintf("ns-%d", i%7), fmt.Sprintf("cm-%d", i), testUID(i), "0")
 	}
+}
+
+// testUID is the UID of populate's i-th object.
+func testUID(i int) types.UID {
+	return types.UID(fmt.Sprintf("%x-uid", sharding.HashKey(fmt.Sprint(i))))
 }
 
 // keysIn returns the keys of the server's objects in the given buckets.

@@ -138,7 +138,7 @@ func TestEventsOfHeldBucketsOnly(t *testing.T) {
 					var cm *corev1.ConfigMap
 					switch i % 3 {
 					case 0:
-						cm = srv.put(fmt.Sprintf("ns-%d", i%7), fmt.Sprintf("cm-%d", i), types.UID(fmt.Sprintf("uid-%d", i)), "1")
+						cm = srv.put(fmt.Sprintf("ns-%d", i%7), fmt.Sprintf("cm-%d", i), testUID(i), "1")
 						if b := srv.bucketOf(cm); b == 2 || b == 5 {
 							want = append(want, "update "+key)
 						}

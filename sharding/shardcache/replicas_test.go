@@ -10,7 +10,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -121,7 +120,7 @@ func shareCaches(t *testing.T, field Field) {
 
 	// b leaves: a takes its buckets over, caches their objects and reconciles their keys.
 	for i := range 120 {
-		srv.put(fmt.Sprintf("ns-%d", i%7), fmt.Sprintf("cm-%d", i), types.UID(fmt.Sprintf("uid-%d", i)), "1")
+		srv.put(fmt.Sprintf("ns-%d", i%7), fmt.Sprintf("cm-%d", i), testUID(i), "1")
 	}
 	b.stop()
 	b.done.Wait()
