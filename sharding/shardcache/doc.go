@@ -50,9 +50,10 @@
 // A server with the gate off, or older than 1.36, ignores the selector and sends every
 // object. Every list response without ListMeta.ShardInfo, and every object outside the
 // bucket, shows it: the Informer logs it once, reports it once ([Metrics].SelectorIgnored),
-// and keeps filtering each bucket's list and watch itself, so that the cache holds the held
-// buckets' objects only and loses none. The cost moves to the network: each held bucket's
-// watch then carries the whole collection (Metrics.Filtered counts what was dropped).
-// Streaming lists (client-go's WatchListClient) carry no ListMeta, so the buckets' informers
-// list and then watch.
+// and filters on its own, so that the cache holds the held buckets' objects only and loses
+// none (Metrics.Filtered counts what it drops). From then on the buckets' informers share one
+// watch of the whole collection (upstream.go), so that each change reaches the replica once,
+// not once per held bucket; each acquisition still lists the whole collection to keep the
+// bucket's part. Streaming lists (client-go's WatchListClient) carry no ListMeta, so the
+// buckets' informers list and then watch.
 package shardcache

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -159,6 +160,33 @@ func (s *server) notify(event watch.EventType, cm *corev1.ConfigMap) {
 		}
 	}
 	s.watchers = live
+}
+
+// failWatches ends every open watch with an "expired" error, as a server does to a watch
+// whose resourceVersion it has compacted away.
+func (s *server) failWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	status := apierrors.NewResourceExpired("too old").Status()
+	for _, w := range s.watchers {
+		if !w.w.IsStopped() {
+			w.w.Error(&status)
+			w.w.Stop()
+		}
+	}
+}
+
+// watching returns how many watches are open.
+func (s *server) watching() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, w := range s.watchers {
+		if !w.w.IsStopped() {
+			n++
+		}
+	}
+	return n
 }
 
 // listed returns the selectors of the lists asked for so far.

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,6 +40,10 @@ type Informer struct {
 	buckets int
 	logger  klog.Logger
 	ignore  sync.Once
+	// ignoring is set once the server is seen to ignore shard selectors: the buckets' watches
+	// then share up.
+	ignoring atomic.Bool
+	up       upstream
 
 	running chan struct{} // closed by Run, once runCtx is set
 	synced  chan struct{} // closed once running and the buckets of initial have synced
@@ -88,6 +93,7 @@ func New(s *sharding.Sharder, lw cache.ListerWatcher, example runtime.Object, op
 	if inf.indexers == nil {
 		inf.indexers = cache.Indexers{}
 	}
+	inf.up = upstream{inf: inf, subs: make(map[*subscription]struct{})}
 	inf.initial = s.Watch(inf)
 	return inf
 }
@@ -328,7 +334,8 @@ func (inf *Informer) SetWatchErrorHandlerWithContext(handler cache.WatchErrorHan
 // ignored logs, and reports to Metrics, once, that the API server ignores shard selectors.
 func (inf *Informer) ignored() {
 	inf.ignore.Do(func() {
-		inf.logger.Info("sharding: shardcache: the API server ignores shard selectors (feature gate ShardedListAndWatch off, or a server older than v1.36): each held bucket's watch receives every object, and keeps only the bucket's",
+		inf.ignoring.Store(true)
+		inf.logger.Info("sharding: shardcache: the API server ignores shard selectors (feature gate ShardedListAndWatch off, or a server older than v1.36): the buckets' informers list every object, keep only their bucket's, and share one watch",
 			"resource", inf.opts.Resource, "field", inf.opts.Field)
 		inf.opts.Metrics.SelectorIgnored(inf.opts.Resource)
 	})

@@ -76,6 +76,11 @@ func (lw *bucketLW) ListWithContext(ctx context.Context, opts metav1.ListOptions
 
 // WatchWithContext watches the bucket's objects.
 func (lw *bucketLW) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if lw.inf.ignoring.Load() { // the server sends everything: share one watch of it
+		if w, ok, err := lw.inf.up.subscribe(lw.bucket, opts.ResourceVersion); ok {
+			return w, err
+		}
+	}
 	opts.ShardSelector = lw.selector
 	w, err := lw.inf.lw.WatchWithContext(ctx, opts)
 	if err != nil {
