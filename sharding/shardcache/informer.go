@@ -42,8 +42,9 @@ type Informer struct {
 	ignore  sync.Once
 	// ignoring is set once the server is seen to ignore shard selectors: the buckets' watches
 	// then share up.
-	ignoring atomic.Bool
-	up       upstream
+	ignoring  atomic.Bool
+	up        upstream
+	reporting sync.Mutex // orders the calls of Metrics.Cached
 
 	running chan struct{} // closed by Run, once runCtx is set
 	synced  chan struct{} // closed once running and the buckets of initial have synced
@@ -344,8 +345,12 @@ func (inf *Informer) ignored() {
 // filtered counts n objects the server sent outside the selected bucket.
 func (inf *Informer) filtered(n int) { inf.opts.Metrics.Filtered(inf.opts.Resource, n) }
 
-// reportCached tells Metrics which buckets have synced and how many objects they hold.
+// reportCached tells Metrics which buckets have synced and how many objects they hold. The
+// reports of concurrent preparations and releases reach Metrics in the order they were
+// taken, so that the last one is the current state.
 func (inf *Informer) reportCached() {
+	inf.reporting.Lock()
+	defer inf.reporting.Unlock()
 	var buckets []int
 	n := 0
 	for _, sh := range inf.shardList() {
