@@ -31,4 +31,12 @@
 //
 // Run the manager without leader election for the sharded controllers (or set their
 // NeedLeaderElection to false): the buckets' Leases are the election.
+//
+// A [Cache] shards the watch as well: given to the manager's cache.Options.NewInformer, it
+// makes the informers of the kinds it shards cache only the held buckets' objects (package
+// shardcache), and its QueueConfig puts each request in its object's bucket:
+//
+//	sc := crshard.NewCache(s, crshard.CacheOptions{Objects: []client.Object{&corev1.ConfigMap{}}})
+//	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Cache: cache.Options{NewInformer: sc.NewInformer}})
+//	shard := crshard.New(s, sc.QueueConfig(&corev1.ConfigMap{}))
 package crshard
