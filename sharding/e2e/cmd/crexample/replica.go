@@ -43,8 +43,9 @@ const (
 const writeTimeout = 250 * time.Millisecond
 
 // runReplica runs one replica until SIGTERM or SIGINT: a controller-runtime manager without
-// leader election (the buckets' Leases are the election), the sharder as one of its runnables,
-// and a ConfigMap controller whose queue is this project's controller-runtime priority queue,
+// leader election (the buckets' Leases are the election) whose cache holds only the ConfigMaps
+// of the buckets this replica holds (crshard.Cache), the sharder as one of its runnables, and a
+// ConfigMap controller whose queue is this project's controller-runtime priority queue,
 // sharded by crshard. On the signal, the sharder hands every bucket back before it returns.
 func runReplica(f replicaFlags) error {
 	ctrl.SetLogger(klog.NewKlogr())
