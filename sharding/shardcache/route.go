@@ -89,7 +89,9 @@ func (inf *Informer) Bucket(key string) int {
 		prepared[sh.bucket] = true
 	}
 	for i := range inf.buckets {
-		if b := (home + i) % inf.buckets; !prepared[b] {
+		// Not prepared here, nor held (an Informer registered late is still preparing
+		// buckets held already).
+		if b := (home + i) % inf.buckets; !prepared[b] && !inf.sharder.Holds(b) {
 			return b
 		}
 	}
