@@ -140,3 +140,44 @@ func shareCaches(t *testing.T, field Field) {
 	a.stop()
 	a.done.Wait()
 }
+
+// TestInformerRegisteredLate checks an Informer made while its Sharder holds buckets already:
+// it learns of them from Sharder.Watch, starts watching them when it runs, and reports
+// HasSynced only once they have synced.
+func TestInformerRegisteredLate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(ByUID, testBuckets, true)
+		srv.populate(60)
+		s := sharding.New(sharding.Config{Client: leasetest.NewServer().Clientset(nil).CoordinationV1(), Namespace: "ns", Name: "late",
+			Identity: "a", Buckets: testBuckets, LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond})
+		ctx, stop := context.WithCancel(context.Background())
+		ran := make(chan struct{})
+		go func() {
+			defer close(ran)
+			s.Run(ctx)
+		}()
+		defer func() {
+			stop()
+			<-ran
+		}()
+		time.Sleep(5 * time.Second)
+		if len(s.Held()) != testBuckets {
+			t.Fatalf("holds %v; want every bucket", s.Held())
+		}
+		srv.gate = make(chan struct{})
+		inf := New(s, srv, &corev1.ConfigMap{}, Options{})
+		running(t, inf)
+		synctest.Wait()
+		if inf.HasSynced() {
+			t.Fatal("HasSynced before the held buckets' lists were answered")
+		}
+		close(srv.gate)
+		synctest.Wait()
+		if !inf.HasSynced() {
+			t.Fatal("not synced once the held buckets' lists were answered")
+		}
+		if want := srv.keysIn(0, 1, 2, 3, 4, 5); !maps.Equal(keysOf(inf), want) {
+			t.Errorf("%d objects cached; want all %d", len(keysOf(inf)), len(want))
+		}
+	})
+}
