@@ -67,9 +67,11 @@ func NewCache(s *sharding.Sharder, opts CacheOptions) *Cache {
 
 // NewInformer is for controller-runtime's cache.Options.NewInformer: for a sharded kind it
 // returns a shardcache.Informer (registered with the Sharder), and client-go's
-// NewSharedIndexInformer otherwise. A cache makes one informer per kind; a sharded kind's
-// second informer (another cache of the same Sharder) is refused with a panic, as its
-// buckets would be prepared twice.
+// NewSharedIndexInformer otherwise. A cache of one namespace, or of all, makes one informer
+// per kind. A sharded kind's second informer, from a cache of several namespaces (one
+// informer per namespace) or a second cache on this Cache, is refused with a panic: the
+// queue's keys would have no single informer to find their bucket in. Cache the whole
+// cluster instead (and, with ByNamespace, every namespace is sharded anyway).
 func (c *Cache) NewInformer(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 	t := reflect.TypeOf(obj)
 	if !c.sharded[t] {
@@ -90,7 +92,7 @@ func (c *Cache) NewInformer(lw toolscache.ListerWatcher, obj runtime.Object, res
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.informers[t] != nil {
-		panic(fmt.Sprintf("sharding: crshard: a second informer of %T on one Cache", obj))
+		panic(fmt.Sprintf("sharding: crshard: a second informer of %T on one Cache (a cache of several namespaces?): see Cache.NewInformer", obj))
 	}
 	inf := shardcache.New(c.sharder, lw, obj, opts)
 	c.informers[t] = inf

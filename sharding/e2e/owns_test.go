@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,77 +27,108 @@ import (
 	"github.com/actorqueue/workqueue/controllerruntime"
 	"github.com/actorqueue/workqueue/sharding"
 	"github.com/actorqueue/workqueue/sharding/crshard"
+	"github.com/actorqueue/workqueue/sharding/shardcache"
 )
 
 // TestShardedCacheOwns runs two replicas of a controller-runtime controller built with the
-// builder's For and Owns, in this process, on the real API server: it reconciles ConfigMaps,
-// sharded by UID in the cache (crshard.Cache), and creates a Secret for each, owned by it and
-// cached whole. It checks that every reconcile runs on the replica whose cache holds its
+// builder's For and Owns, in this process, on the real API server: it reconciles ConfigMaps
+// and creates a Secret for each, owned by it. By UID, the cache (crshard.Cache) shards the
+// ConfigMaps of one namespace and keeps the Secrets whole; by namespace, it shards both
+// kinds over ConfigMaps spread in six namespaces, one per bucket, and caches the whole
+// cluster's. It checks that every reconcile runs on the replica whose cache holds its
 // ConfigMap, and finds it there; that a change of a Secret alone reaches its owner's
-// reconcile (through Owns) on that replica; and that each replica caches only its buckets'
-// ConfigMaps.
+// reconcile (through Owns) on that replica; and that the replicas cache the test's ConfigMaps
+// once between them (and, by namespace, its Secrets), each only its share.
 func TestShardedCacheOwns(t *testing.T) {
 	needEnv(t)
 	ctrl.SetLogger(logr.Discard())
 	klog.SetLogger(logr.Discard()) // the in-process electors log every acquisition
+	for _, field := range []shardcache.Field{shardcache.ByUID, shardcache.ByNamespace} {
+		t.Run(string(field), func(t *testing.T) { shardedCacheOwns(t, field) })
+	}
+}
+
+// ownsBuckets is the number of buckets of TestShardedCacheOwns.
+const ownsBuckets = 6
+
+func shardedCacheOwns(t *testing.T, field shardcache.Field) {
 	cfg := env.cluster.Config("")
 	cfg.QPS, cfg.Burst = 500, 1000
-	client, err := kubernetes.NewForConfig(cfg)
+	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	const ns, objects = "e2e-owns", 24
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	for i := range objects {
-		if _, err := client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%02d", i)},
-			Data: map[string]string{"gen": "1"}}, metav1.CreateOptions{}); err != nil {
+	leases := "e2e-owns-uid"
+	namespaces := []string{leases}
+	if field == shardcache.ByNamespace {
+		// One namespace in each bucket: names that differ at their start, where FNV-1a's
+		// high bits depend on them.
+		leases, namespaces = "e2e-owns-namespace", make([]string, ownsBuckets)
+		for i, found := 0, 0; found < ownsBuckets; i++ {
+			name := fmt.Sprintf("%d-owns", i)
+			if b := sharding.BucketOf(sharding.Hash(name), ownsBuckets); namespaces[b] == "" {
+				namespaces[b], found = name, found+1
+			}
+		}
+		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leases}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	var keys []string
+	for _, ns := range namespaces {
+		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 24 / len(namespaces) {
+			name := fmt.Sprintf("cm-%02d", i)
+			if _, err := kube.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name},
+				Data: map[string]string{"gen": "1"}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, ns+"/"+name)
+		}
+	}
+	ours := func(namespace string) bool { return slices.Contains(namespaces, namespace) }
 
 	seen := &ownsLog{touched: make(map[string]string)}
 	var replicas []*ownsReplica
 	for _, id := range []string{"a", "b"} {
-		replicas = append(replicas, startOwnsReplica(t, id, ns, seen))
+		replicas = append(replicas, startOwnsReplica(t, id, field, leases, namespaces, seen))
 	}
 	defer func() {
 		for _, r := range replicas {
 			r.stop()
 		}
 	}()
-	children := func() error {
-		secrets, err := client.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		if len(secrets.Items) != objects {
-			return fmt.Errorf("%d of %d Secrets", len(secrets.Items), objects)
+	if err := eventually(60*time.Second, func() error {
+		for _, key := range keys {
+			namespace, name, _ := strings.Cut(key, "/")
+			if _, err := kube.CoreV1().Secrets(namespace).Get(ctx, name+"-owned", metav1.GetOptions{}); err != nil {
+				return err
+			}
 		}
 		return nil
-	}
-	if err := eventually(60*time.Second, children); err != nil {
+	}); err != nil {
 		t.Fatalf("every ConfigMap's Secret created: %v", err)
 	}
 	// Change every Secret alone: Owns must bring each change to its owner's reconcile.
-	for i := range objects {
-		name := fmt.Sprintf("cm-%02d-owned", i)
-		secret, err := client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	for _, key := range keys {
+		namespace, name, _ := strings.Cut(key, "/")
+		secret, err := kube.CoreV1().Secrets(namespace).Get(ctx, name+"-owned", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		secret.StringData = map[string]string{"touch": "1"}
-		if _, err := client.CoreV1().Secrets(ns).Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
+		if _, err := kube.CoreV1().Secrets(namespace).Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := eventually(60*time.Second, func() error {
 		seen.mu.Lock()
 		defer seen.mu.Unlock()
-		for i := range objects {
-			if key := fmt.Sprintf("%s/cm-%02d", ns, i); seen.touched[key] != "1" {
+		for _, key := range keys {
+			if seen.touched[key] != "1" {
 				return fmt.Errorf("%s: its Secret's change not reconciled (%q)", key, seen.touched[key])
 			}
 		}
@@ -108,18 +141,40 @@ func TestShardedCacheOwns(t *testing.T) {
 		t.Error(f)
 	}
 	seen.mu.Unlock()
-	total := 0
-	for _, r := range replicas {
-		n := len(r.cache.Informer(&corev1.ConfigMap{}).GetStore().ListKeys())
-		total += n
-		t.Logf("replica %s holds buckets %v and caches %d of %d ConfigMaps", r.id, r.sharder.Held(), n, objects)
-		if n == objects {
-			t.Errorf("replica %s caches every ConfigMap", r.id)
+	kinds := []client.Object{&corev1.ConfigMap{}}
+	if field == shardcache.ByNamespace {
+		kinds = append(kinds, &corev1.Secret{})
+	}
+	// Each replica caches its share, the two every object once, once no bucket is moving
+	// (replicas that start together hand buckets on for a few seconds).
+	shares := func() (string, error) {
+		var report []string
+		for _, kind := range kinds {
+			total := 0
+			for _, r := range replicas {
+				n := 0
+				for _, key := range r.cache.Informer(kind).GetStore().ListKeys() {
+					if namespace, _, _ := strings.Cut(key, "/"); ours(namespace) {
+						n++
+					}
+				}
+				total += n
+				report = append(report, fmt.Sprintf("%s holds %v and caches %d of the %d %Ts", r.id, r.sharder.Held(), n, len(keys), kind))
+				if n == len(keys) {
+					return strings.Join(report, "; "), fmt.Errorf("replica %s caches every %T", r.id, kind)
+				}
+			}
+			if total != len(keys) {
+				return strings.Join(report, "; "), fmt.Errorf("the replicas cache %d %Ts between them; want each of the %d once", total, kind, len(keys))
+			}
 		}
+		return strings.Join(report, "; "), nil
 	}
-	if total != objects {
-		t.Errorf("the replicas cache %d ConfigMaps between them; want each of the %d once", total, objects)
+	var report string
+	if err := eventually(30*time.Second, func() (err error) { report, err = shares(); return err }); err != nil {
+		t.Errorf("%v: %s", err, report)
 	}
+	t.Log(report)
 }
 
 // ownsLog is what the reconciles of TestShardedCacheOwns saw.
@@ -137,7 +192,7 @@ type ownsReplica struct {
 	stop    func()
 }
 
-func startOwnsReplica(t *testing.T, id, ns string, seen *ownsLog) *ownsReplica {
+func startOwnsReplica(t *testing.T, id string, field shardcache.Field, leases string, namespaces []string, seen *ownsLog) *ownsReplica {
 	t.Helper()
 	cfg := env.cluster.Config("")
 	cfg.QPS, cfg.Burst = 500, 1000
@@ -146,26 +201,40 @@ func startOwnsReplica(t *testing.T, id, ns string, seen *ownsLog) *ownsReplica {
 		t.Fatal(err)
 	}
 	r := &ownsReplica{id: id}
-	r.sharder = sharding.New(sharding.Config{Client: clientset.CoordinationV1(), Namespace: ns, Name: "owns", Identity: id, Buckets: 6,
+	r.sharder = sharding.New(sharding.Config{Client: clientset.CoordinationV1(), Namespace: leases, Name: "owns", Identity: id, Buckets: ownsBuckets,
 		LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond})
-	r.cache = crshard.NewCache(r.sharder, crshard.CacheOptions{Objects: []client.Object{&corev1.ConfigMap{}}})
+	// By UID the Secrets stay whole: a child's UID is not its owner's bucket. By namespace,
+	// both kinds share their namespace's bucket, in a cache of the whole cluster.
+	sharded := []client.Object{&corev1.ConfigMap{}}
+	cacheOpts := cache.Options{DefaultNamespaces: map[string]cache.Config{leases: {}}}
+	if field == shardcache.ByNamespace {
+		sharded = append(sharded, &corev1.Secret{})
+		cacheOpts.DefaultNamespaces = nil
+	}
+	r.cache = crshard.NewCache(r.sharder, crshard.CacheOptions{Objects: sharded, Options: shardcache.Options{Field: field}})
+	cacheOpts.NewInformer = r.cache.NewInformer
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, NewInformer: r.cache.NewInformer},
+		Cache:                  cacheOpts,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if _, err := mgr.GetCache().GetInformer(ctx, &corev1.ConfigMap{}); err != nil {
-		t.Fatal(err)
+	for _, kind := range sharded {
+		if _, err := mgr.GetCache().GetInformer(ctx, kind); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := mgr.Add(crshard.Runnable(r.sharder)); err != nil {
 		t.Fatal(err)
 	}
 	shard := crshard.New(r.sharder, r.cache.QueueConfig(&corev1.ConfigMap{}))
 	reconciler := reconcile.Func(func(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+		if !slices.Contains(namespaces, req.Namespace) {
+			return ctrl.Result{}, nil // another test's ConfigMap, in a cache of the whole cluster
+		}
 		var cm corev1.ConfigMap
 		if err := mgr.GetClient().Get(ctx, req.NamespacedName, &cm); err != nil {
 			seen.mu.Lock()
