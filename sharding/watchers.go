@@ -67,9 +67,11 @@ func (s *Sharder) prepare(ctx, halt, lead context.Context, b int) (func(), error
 	defer stopOnCtx()
 	stopOnHalt := context.AfterFunc(halt, func() { cancel(context.Cause(halt)) })
 	defer stopOnHalt()
-	done := make(chan struct{})
-	defer close(done)
+	// A request for the bucket ends the preparation; one that comes once it is over is left
+	// for the tenure (the watcher of requests has exited before the outcome is read).
+	done, watched := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(watched)
 		select {
 		case <-s.asked[b]:
 			cancel(errGiveBack)
@@ -87,6 +89,8 @@ func (s *Sharder) prepare(ctx, halt, lead context.Context, b int) (func(), error
 		})
 	}
 	wg.Wait()
+	close(done)
+	<-watched
 	if err := context.Cause(preparing); err != nil {
 		s.watching.RUnlock()
 		return nil, err

@@ -220,3 +220,31 @@ func TestWatchNil(t *testing.T) {
 	}()
 	o.Watch(nil)
 }
+
+// TestAskedWhilePreparing checks that a request for a bucket being prepared ends the
+// preparation and gives the bucket back, as a request for a held bucket would, without
+// reporting a failure.
+func TestAskedWhilePreparing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		api := leasetest.NewServer()
+		j := &journal{hold: make(chan struct{})}
+		f := &failures{ops: make(map[string][]error)}
+		a := newWatched(api.Clientset(nil).CoordinationV1(), "a", j, f)
+		defer a.close()
+		synctest.Wait()
+		a.sharder.requestHandover(0)
+		synctest.Wait()
+		if got := j.read(); !slices.Equal(got, []string{"prepare 0", "prepare 0 cancelled", "release 0"}) {
+			t.Fatalf("journal %q; want the preparation cancelled, then released", got)
+		}
+		lease, err := api.Clientset(nil).CoordinationV1().Leases("ns").Get(context.Background(), "watched-0", metav1.GetOptions{})
+		if err != nil || holder(lease) != "" {
+			t.Fatalf("Lease after the request: holder %q, %v; want released", holder(lease), err)
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if len(f.ops) != 0 {
+			t.Errorf("failures reported: %v; want none", f.ops)
+		}
+	})
+}
