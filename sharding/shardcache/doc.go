@@ -51,9 +51,10 @@
 // object. Every list response without ListMeta.ShardInfo, and every object outside the
 // bucket, shows it: the Informer logs it once, reports it once ([Metrics].SelectorIgnored),
 // and filters on its own, so that the cache holds the held buckets' objects only and loses
-// none (Metrics.Filtered counts what it drops). From then on the buckets' informers share one
-// watch of the whole collection (upstream.go), so that each change reaches the replica once,
-// not once per held bucket; each acquisition still lists the whole collection to keep the
-// bucket's part. Streaming lists (client-go's WatchListClient) carry no ListMeta, so the
-// buckets' informers list and then watch.
+// none (Metrics.Filtered counts what it drops). From then on (until the replica restarts) the
+// buckets' informers share one watch of the whole collection (upstream.go), so that each
+// change reaches the replica once, not once per held bucket, and buckets acquired together
+// share one list of it; a bucket acquired alone still lists the whole collection to keep its
+// part. Streaming lists (client-go's WatchListClient) carry no ListMeta, so the buckets'
+// informers list and then watch.
 package shardcache

@@ -2,6 +2,7 @@ package shardcache
 
 import (
 	"context"
+	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -46,6 +47,13 @@ func (*bucketLW) IsWatchListSemanticsUnSupported() bool { return true }
 
 // ListWithContext lists the bucket's objects.
 func (lw *bucketLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	if lw.inf.ignoring.Load() { // the server sends everything: share the list with other buckets
+		shared, err := lw.inf.up.list(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return lw.filter(shared, shallowCopy(shared))
+	}
 	opts.ShardSelector = lw.selector
 	list, err := lw.inf.lw.ListWithContext(ctx, opts)
 	if err != nil {
@@ -54,7 +62,13 @@ func (lw *bucketLW) ListWithContext(ctx context.Context, opts metav1.ListOptions
 	if !shardInfoPresent(list) {
 		lw.inf.ignored()
 	}
-	items, err := meta.ExtractList(list)
+	return lw.filter(list, list)
+}
+
+// filter sets the items of out, a list of the type of in, to those of in that belong to the
+// bucket, and returns it. in is only read (unless it is out).
+func (lw *bucketLW) filter(in, out runtime.Object) (runtime.Object, error) {
+	items, err := meta.ExtractList(in)
 	if err != nil {
 		return nil, err
 	}
@@ -64,14 +78,23 @@ func (lw *bucketLW) ListWithContext(ctx context.Context, opts metav1.ListOptions
 			kept = append(kept, item)
 		}
 	}
-	if dropped := len(items) - len(kept); dropped > 0 {
+	if dropped := len(items) - len(kept); dropped > 0 || in != out {
 		lw.inf.filtered(dropped)
 		clear(items[len(kept):]) // let the dropped objects go
-		if err := meta.SetList(list, kept); err != nil {
+		if err := meta.SetList(out, kept); err != nil {
 			return nil, err
 		}
 	}
-	return list, nil
+	return out, nil
+}
+
+// shallowCopy returns a new list of list's type with its fields (its items are replaced by
+// filter, which copies them).
+func shallowCopy(list runtime.Object) runtime.Object {
+	v := reflect.ValueOf(list).Elem()
+	c := reflect.New(v.Type())
+	c.Elem().Set(v)
+	return c.Interface().(runtime.Object)
 }
 
 // WatchWithContext watches the bucket's objects.

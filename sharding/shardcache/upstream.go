@@ -1,6 +1,8 @@
 package shardcache
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -27,6 +29,9 @@ import (
 // informers then list again.
 type upstream struct {
 	inf *Informer
+
+	listing sync.Mutex
+	lists   map[string]*sharedList // the lists on their way, by their options
 
 	mu      sync.Mutex
 	subs    map[*subscription]struct{}
@@ -209,4 +214,43 @@ func version(obj runtime.Object) uint64 {
 	}
 	v, _ := strconv.ParseUint(m.GetResourceVersion(), 10, 64)
 	return v
+}
+
+// sharedList is one list of the whole collection on its way, for every bucket that asks for
+// it with the same options meanwhile.
+type sharedList struct {
+	done chan struct{}
+	list runtime.Object
+	err  error
+}
+
+// list lists the whole collection with opts, sharing the answer with the buckets that ask for
+// the same list before it arrives: when the server ignores selectors, buckets acquired
+// together (at a start, a crash or a hand-over) would otherwise each list everything. The
+// answer is the caller's to read, not to change.
+func (up *upstream) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	key := fmt.Sprintf("%q %q %d %q %q %q", opts.ResourceVersion, opts.ResourceVersionMatch, opts.Limit, opts.Continue, opts.LabelSelector, opts.FieldSelector)
+	up.listing.Lock()
+	if call := up.lists[key]; call != nil {
+		up.listing.Unlock()
+		select {
+		case <-call.done:
+			return call.list, call.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	call := &sharedList{done: make(chan struct{})}
+	if up.lists == nil {
+		up.lists = make(map[string]*sharedList)
+	}
+	up.lists[key] = call
+	up.listing.Unlock()
+	opts.ShardSelector = ""
+	call.list, call.err = up.inf.lw.ListWithContext(ctx, opts)
+	up.listing.Lock()
+	delete(up.lists, key)
+	up.listing.Unlock()
+	close(call.done)
+	return call.list, call.err
 }

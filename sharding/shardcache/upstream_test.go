@@ -182,3 +182,37 @@ func TestReplay(t *testing.T) {
 		}
 	})
 }
+
+// TestIgnoredSelectorSharesLists checks that, on a server that ignores shard selectors,
+// buckets prepared together share one list of the whole collection, each keeping its part.
+func TestIgnoredSelectorSharesLists(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(ByUID, testBuckets, false)
+		srv.populate(90)
+		inf := New(newSharder(testBuckets), srv, &corev1.ConfigMap{}, Options{})
+		running(t, inf)
+		if err := inf.Prepare(context.Background(), 0); err != nil { // the server is seen to ignore selectors
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		before := len(srv.listed())
+		srv.gate = make(chan struct{})
+		errs := make(chan error, 3)
+		for _, b := range []int{1, 3, 4} {
+			go func() { errs <- inf.Prepare(context.Background(), b) }()
+		}
+		synctest.Wait() // the three lists wait for the first
+		close(srv.gate)
+		for range 3 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if lists := len(srv.listed()) - before; lists != 1 {
+			t.Errorf("%d lists for three buckets prepared together; want one, shared", lists)
+		}
+		if want := srv.keysIn(0, 1, 3, 4); !maps.Equal(keysOf(inf), want) {
+			t.Errorf("%d objects cached; want the %d of buckets 0, 1, 3 and 4", len(keysOf(inf)), len(want))
+		}
+	})
+}
