@@ -48,8 +48,9 @@
 // # A server without the feature
 //
 // A server with the gate off, or older than 1.36, ignores the selector and sends every
-// object. Every list response without ListMeta.ShardInfo, and every object outside the
-// bucket, shows it: the Informer logs it once, reports it once ([Metrics].SelectorIgnored),
+// object. A list response without ListMeta.ShardInfo (the Informer asks for one object with
+// a selector when it starts, before any bucket lists), or an object outside the bucket, shows
+// it: the Informer logs it once, reports it once ([Metrics].SelectorIgnored),
 // and filters on its own, so that the cache holds the held buckets' objects only and loses
 // none (Metrics.Filtered counts what it drops). From then on (until the replica restarts) the
 // buckets' informers share one watch of the whole collection (upstream.go), so that each

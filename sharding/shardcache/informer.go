@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
@@ -203,9 +204,10 @@ func (inf *Informer) RunWithContext(ctx context.Context) {
 		return
 	}
 	inf.runCtx = ctx
-	close(inf.running)
 	initial := inf.initial
 	inf.mu.Unlock()
+	inf.probe(ctx)
+	close(inf.running)
 
 	var waits []<-chan struct{}
 	for _, b := range initial {
@@ -244,6 +246,17 @@ func (inf *Informer) RunWithContext(ctx context.Context) {
 		sh.stop()
 	}
 	close(inf.ended)
+}
+
+// probe asks the server for one object with a shard selector, so that a server that ignores
+// selectors is known before the buckets list: they would otherwise each list the whole
+// collection at once. A probe that fails tells nothing; the buckets' lists will.
+func (inf *Informer) probe(ctx context.Context) {
+	list, err := inf.lw.ListWithContext(ctx, metav1.ListOptions{Limit: 1,
+		ShardSelector: sharding.ShardSelector(string(inf.opts.Field), inf.buckets, 0)})
+	if err == nil && !shardInfoPresent(list) {
+		inf.ignored()
+	}
 }
 
 // Run is RunWithContext with a channel.

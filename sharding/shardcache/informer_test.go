@@ -94,10 +94,14 @@ func TestCachesHeldBucketsOnly(t *testing.T) {
 						t.Errorf("Metrics.Synced for buckets %v; want %v", rec.synced, want)
 					}
 					for i, selector := range srv.listed() {
-						// Once the server is seen to ignore selectors, the buckets share
-						// lists of the whole collection.
+						// The Informer's probe (list 0) finds out whether the server
+						// applies selectors; if not, the buckets share lists of the whole
+						// collection.
 						if selector == "" && (honours || i == 0) {
 							t.Errorf("list %d without a shard selector", i)
+						}
+						if selector != "" && !honours && i > 0 {
+							t.Errorf("list %d with a shard selector, after the probe found the server ignores them", i)
 						}
 					}
 					switch {
