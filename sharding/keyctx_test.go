@@ -67,7 +67,14 @@ func TestKeysContextFollowsRenewals(t *testing.T) {
 			t.Errorf("the key's context has the deadline %v; want none, as renewals move its end", d)
 		}
 		first, _ := o.queue.Held(key)
-		time.Sleep(10 * time.Second)
+		// Cut the link at +10.6 s, not on a renewal's instant. The renewals (every 250 ms)
+		// succeed at +10, +10.25 and +10.5 s; the record changed at +10 s (a new second of
+		// renewTime), so the keys' context ends at 10 + RenewDeadline + RetryPeriod = +11.25 s,
+		// while the elector, whose last success was at +10.5 s, tries again at +10.75 s and
+		// reports the loss RenewDeadline later, at +11.75 s. Cut right after a renewal that
+		// changed the record (at +10 s), the two would fall on one instant of the bubble's
+		// clock and the scheduler would pick which comes first.
+		time.Sleep(10*time.Second + 600*time.Millisecond)
 		if err := ctx.Err(); err != nil {
 			t.Fatalf("the key's context ended (%v) while renewals succeeded", err)
 		}
