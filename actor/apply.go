@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/metrics"
-	"github.com/actorqueue/workqueue/queue"
 	"github.com/actorqueue/workqueue/queue/priority"
 )
 
@@ -25,7 +24,9 @@ type core[T comparable] interface {
 	Len() int
 	Processing() int
 	InProcessing() []T
-	Snapshot(now time.Time) queue.Snapshot
+	Dirty() int
+	Delayed() int
+	OldestSince() (time.Time, bool)
 	Events() []metrics.Event[T]
 }
 
@@ -90,7 +91,7 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 		q.counts.Drop(c.item)
 	case opNumRequeues:
 		r.n = c.lim.NumRequeues(c.item)
-	case opDo:
+	case opDo, opSnapshot:
 		c.more.do()
 	case opGet:
 		if !q.core.Closed() {
@@ -112,8 +113,6 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 		}
 	case opLen:
 		r.n = q.core.Len()
-	case opSnapshot:
-		c.more.snapshot = q.core.Snapshot(q.instant())
 	case opTrackDelayed:
 		q.metrics.TrackDelayed()
 		q.metrics.SetDelayed(q.fifo.Delayed())

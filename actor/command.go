@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/limiter"
-	"github.com/actorqueue/workqueue/queue"
 )
 
 // op is the kind of a command.
@@ -23,7 +22,7 @@ const (
 	opTaken                    // item, taken from ready at at: its metrics start
 	opDone                     // item
 	opLen                      // answers n
-	opSnapshot                 // answers snapshot
+	opSnapshot                 // do: reads the counts (as opDo, and takes a kept panic)
 	opTrackDelayed             // a delaying queue wraps this one: record its delayed items
 	opShutDown                 // answers once shut down (and drained)
 	opDo                       // do: a call to a limiter the queue adopted, made elsewhere
@@ -47,19 +46,17 @@ type details[T comparable] struct {
 	drain  bool // opShutDown: wait until no item is being processed
 	report bool // opShutDown: answer with the items being processed
 
-	snapshot queue.Snapshot // the answer of opSnapshot
-
 	// The options of an add to a priority queue.
 	after       time.Duration
 	priority    int
 	rateLimited bool
 	delays      []time.Duration // each item's delay, when the caller asked its limiter
 
-	do func() // opDo
+	do func() // opDo, opSnapshot
 }
 
-// result is the owner's answer to a command. The rarer answers (a snapshot, lists of items) go
-// into the command's details, which the caller reads once answered.
+// result is the owner's answer to a command. The rarer answers (lists of items) go into the
+// command's details, which the caller reads once answered.
 type result[T any] struct {
 	item      T
 	n         int  // a count, or the priority of a priority queue's item

@@ -241,20 +241,12 @@ func (m *Machine[T]) Prefetch(items []T) {
 // Outgrown reports whether the waiting items have outgrown the cache, so that Prefetch pays.
 func (m *Machine[T]) Outgrown() bool { return m.state.Outgrown() }
 
-// Snapshot returns the machine's counts at now.
-func (m *Machine[T]) Snapshot(now time.Time) Snapshot {
-	s := Snapshot{
-		Queued:       m.state.Len(),
-		Processing:   m.state.Processing(),
-		Dirty:        m.state.Requeued(),
-		Delayed:      m.delays.Len(),
-		ShuttingDown: m.closed,
-	}
-	if since, ok := m.state.OldestSince(); ok {
-		s.OldestInFlight = now.Sub(since)
-	}
-	return s
-}
+// Dirty returns the number of items being processed that were added again since.
+func (m *Machine[T]) Dirty() int { return m.state.Requeued() }
+
+// OldestSince returns when the item processed for the longest time was reserved, and false
+// when none is (see [State.OldestSince]).
+func (m *Machine[T]) OldestSince() (time.Time, bool) { return m.state.OldestSince() }
 
 // emit records a metric event for the owner.
 func (m *Machine[T]) emit(e metrics.Event[T]) { m.events = append(m.events, e) }

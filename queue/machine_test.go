@@ -90,7 +90,8 @@ func machineCall(m *Machine[string], c string, now time.Time) string {
 	case "forwarded":
 		return fmt.Sprint(m.Forwarded())
 	case "oldest":
-		return m.Snapshot(now).OldestInFlight.String()
+		since, _ := m.OldestSince()
+		return now.Sub(since).String()
 	}
 	panic("unknown step " + c)
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/metrics"
-	"github.com/actorqueue/workqueue/queue"
 )
 
 // Machine is a priority queue with controller-runtime's rules, as a state machine: the [State]
@@ -159,21 +158,15 @@ func (m *Machine[T]) Processing() int { return m.state.Processing() }
 // InProcessing returns the items handed out and not yet done, in no particular order.
 func (m *Machine[T]) InProcessing() []T { return m.state.InProcessing() }
 
-// Snapshot returns the machine's counts at now. Dirty counts the items added again while
-// handed out, which wait for Done; Delayed the items waiting to become ready.
-func (m *Machine[T]) Snapshot(now time.Time) queue.Snapshot {
-	s := queue.Snapshot{
-		Queued:       m.state.Len(),
-		Processing:   m.state.Processing(),
-		Dirty:        m.state.Blocked(),
-		Delayed:      m.state.Waiting(),
-		ShuttingDown: m.closed,
-	}
-	if since, ok := m.state.OldestSince(); ok {
-		s.OldestInFlight = now.Sub(since)
-	}
-	return s
-}
+// Dirty returns the number of items added again while handed out, which wait for Done.
+func (m *Machine[T]) Dirty() int { return m.state.Blocked() }
+
+// Delayed returns the number of items waiting to become ready.
+func (m *Machine[T]) Delayed() int { return m.state.Waiting() }
+
+// OldestSince returns when the item handed out the longest ago was handed out, and false when
+// none is.
+func (m *Machine[T]) OldestSince() (time.Time, bool) { return m.state.OldestSince() }
 
 // emit records a metric event for the owner.
 func (m *Machine[T]) emit(e metrics.Event[T]) { m.events = append(m.events, e) }

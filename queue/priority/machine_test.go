@@ -19,7 +19,7 @@ import (
 //	"back a 5"       GiveBack(a, 5)
 //	"done a"         Done(a)                     → true or false
 //	"shutdown"       ShutDown()                  → true or false
-//	"len"            Len, Processing, Snapshot's Delayed and Dirty → "1 0 2 0"
+//	"len"            Len, Processing, Delayed, Dirty → "1 0 2 0"
 type mstep struct {
 	at                 int
 	call, want, events string
@@ -109,8 +109,7 @@ func mcall(m *Machine[string], call string, now time.Time) string {
 	case "shutdown":
 		return fmt.Sprint(m.ShutDown())
 	case "len":
-		s := m.Snapshot(now)
-		return fmt.Sprintf("%d %d %d %d", m.Len(), m.Processing(), s.Delayed, s.Dirty)
+		return fmt.Sprintf("%d %d %d %d", m.Len(), m.Processing(), m.Delayed(), m.Dirty())
 	}
 	panic("unknown step " + call)
 }
