@@ -63,9 +63,9 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 	case opAddAfter:
 		q.core.AddAfter(c.item, q.instantOf(c.at))
 	case opAddRateLimited:
-		if r.n = q.counts.Count(c.item, c.lim.Retries().Max); r.n > 0 {
+		if r.gaveUp = q.counts.Count(c.item, c.lim.Retries().Max); r.gaveUp {
 			c.lim.ForgetGivenUp(c.item)
-			break // given up on: the caller hears of it
+			break // the caller finishes giving up
 		}
 		// Asked even after shutdown, as client-go does: the failure still counts.
 		var d time.Duration
@@ -140,7 +140,7 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 	}
 	if d.rateLimited || d.delays != nil { // c.lim is set
 		if max := c.lim.Retries().Max; max > 0 {
-			b.GiveUp = func(item T) bool { return q.counts.Count(item, max) > 0 }
+			b.GiveUp = func(item T) bool { return q.counts.Count(item, max) }
 		}
 	}
 	if gaveUp = q.prio.AddBatch(b, now); len(gaveUp) > 0 {

@@ -62,6 +62,7 @@ type result[T any] struct {
 	n         int  // a count, or the priority of a priority queue's item
 	shutdown  bool // the queue is shut down: no item
 	cancelled bool // a getter gave up before an item came
+	gaveUp    bool // opAddRateLimited: the owner gave up on the item
 	fault     any  // a panic to raise in the caller
 }
 

@@ -70,8 +70,8 @@ func (q *Queue[T]) AddRateLimited(item T, h *limiter.Handle[T]) {
 	running := !q.stopping.Load()
 	if r.Max == 0 {
 		q.post(c)
-	} else if attempts := q.call(c).n; attempts > 0 {
-		h.GiveUp(attempts, item)
+	} else if q.call(c).gaveUp {
+		h.GiveUp(item)
 		return
 	}
 	if running && r.Counter != nil {

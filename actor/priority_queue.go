@@ -50,7 +50,7 @@ func (q *PriorityQueue[T]) AddWithOpts(after time.Duration, rateLimited bool, pr
 	}
 	if counting {
 		q.call(c)
-		h.GiveUp(h.Retries().Max+1, d.items...) // the items the owner gave up on
+		h.GiveUp(d.items...) // the items the owner gave up on
 		return
 	}
 	q.post(c)
