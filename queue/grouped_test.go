@@ -123,8 +123,9 @@ func TestGroupedGroupsGoOnceDone(t *testing.T) {
 	for _, item := range popAll(s) {
 		s.Done(item)
 	}
-	if len(g.groups) != 0 || len(g.out) != 0 {
-		t.Fatalf("%d groups and %d items out kept once all is done", len(g.groups), len(g.out))
+	if len(g.groups) != 0 || len(g.limit.outOf) != 0 || len(g.limit.out) != 0 || len(g.limit.held) != 0 {
+		t.Fatalf("%d groups, %d items out, %d counts and %d held kept once all is done",
+			len(g.groups), len(g.limit.outOf), len(g.limit.out), len(g.limit.held))
 	}
 }
 
