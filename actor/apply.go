@@ -13,7 +13,6 @@ import (
 type core[T comparable] interface {
 	Add(item T, at time.Time)
 	AddAfter(item T, at time.Time)
-	Advance(now time.Time) bool
 	NextDue() (time.Time, bool)
 	Due(now time.Time)
 	HandOut(now time.Time) (item T, priority int, ok bool)
@@ -80,6 +79,7 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 			q.core.AddAfter(c.item, q.instantOf(c.at).Add(d))
 		}
 	case opDue:
+		q.duePosted = false
 		q.core.Due(q.instantOf(c.at))
 		if q.forward != nil {
 			q.forwardDue()

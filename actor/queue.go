@@ -69,21 +69,22 @@ type Queue[T comparable] struct {
 	adopted []*limiter.Handle[T] // the limiters q adopted, until released (under tomb)
 
 	// What the owner goroutine touches, and after the handover the caller holding tomb.
-	core     core[T]
-	fifo     *queue.Machine[T]    // the core of a FIFO queue; nil for a priority queue
-	prio     *priority.Machine[T] // the core of a priority queue; nil for a FIFO queue
-	metrics  *metrics.Queue[T]
-	meter    clock.Clock       // the metrics' clock: clock, or the real one (see NewPriority)
-	forward  func(T)           // see Config.Forward
-	stopWhen func() bool       // see Config.StopWhen
-	getters  []chan result[T]  // getters waiting in the owner for an item, oldest first
-	drainers []chan result[T]  // ShutDownWithDrain callers waiting for processing to end
-	stash    any               // a panic nobody waited for, for the next caller that waits
-	counts   limiter.Counts[T] // rate-limited requeues since the last Forget
-	now      time.Time         // the turn's instant on clock, read once; zero until read
-	schedule queue.Schedule    // the ticks and the heartbeat
-	apart    bool              // the metrics read the real clock, apart from the queue's
-	ahead    []T               // room for the items prefetch reads ahead for
+	core      core[T]
+	fifo      *queue.Machine[T]    // the core of a FIFO queue; nil for a priority queue
+	prio      *priority.Machine[T] // the core of a priority queue; nil for a FIFO queue
+	metrics   *metrics.Queue[T]
+	meter     clock.Clock       // the metrics' clock: clock, or the real one (see NewPriority)
+	forward   func(T)           // see Config.Forward
+	stopWhen  func() bool       // see Config.StopWhen
+	getters   []chan result[T]  // getters waiting in the owner for an item, oldest first
+	drainers  []chan result[T]  // ShutDownWithDrain callers waiting for processing to end
+	stash     any               // a panic nobody waited for, for the next caller that waits
+	duePosted bool              // the release of due items is in the mailbox (see catchUp)
+	counts    limiter.Counts[T] // rate-limited requeues since the last Forget
+	now       time.Time         // the turn's instant on clock, read once; zero until read
+	schedule  queue.Schedule    // the ticks and the heartbeat
+	apart     bool              // the metrics read the real clock, apart from the queue's
+	ahead     []T               // room for the items prefetch reads ahead for
 
 	// taken is the highest reservation any getter has taken: raised on every Get, so on a cache
 	// line of its own.

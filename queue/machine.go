@@ -12,8 +12,8 @@ import (
 // package actor), and it runs nothing but that: no goroutines, no channels, no locks, no
 // clock. Every instant is an argument, and what the owner must do about a step is returned,
 // not done: the metric events to record ([Machine.Events]), the items a delay heap in front of
-// another queue must pass on ([Machine.Forwarded]), whether delayed items fall due
-// ([Machine.Advance]) and when next ([Machine.NextDue]).
+// another queue must pass on ([Machine.Forwarded]), and when delayed items fall due
+// ([Machine.NextDue]).
 //
 // The only code of others a Machine runs is a custom [Storage] and a group function (see
 // [Grouped]). If the storage panics, the step it was part of has changed nothing, but for the
@@ -22,16 +22,15 @@ import (
 //
 // A Machine is not safe for concurrent use. Create it with [NewMachine].
 type Machine[T comparable] struct {
-	state      *State[T]
-	delays     delay.Heap[T]
-	origin     time.Time // the delays' instants count from it
-	forward    bool      // a delay heap in front of another queue: due items are forwarded
-	record     bool      // metric events are wanted
-	closed     bool      // shutting down
-	duePending bool      // Advance reported items due, and Due has not been applied yet
-	delayed    int       // the delay heap's size as last reported
-	events     []metrics.Event[T]
-	forwarded  []T
+	state     *State[T]
+	delays    delay.Heap[T]
+	origin    time.Time // the delays' instants count from it
+	forward   bool      // a delay heap in front of another queue: due items are forwarded
+	record    bool      // metric events are wanted
+	closed    bool      // shutting down
+	delayed   int       // the delay heap's size as last reported
+	events    []metrics.Event[T]
+	forwarded []T
 }
 
 // MachineConfig configures a [Machine]. The zero value is a FIFO with no metric events.
@@ -78,23 +77,12 @@ func (m *Machine[T]) AddAfter(item T, at time.Time) {
 	m.noteDelayed()
 }
 
-// Advance reports whether delayed items are due at now, and not already reported: the owner
-// must then apply Due(now), in order with the commands it applies (a queue posts it to its own
-// mailbox). The owner calls it at the end of each turn.
-func (m *Machine[T]) Advance(now time.Time) bool {
-	at, ok := m.delays.Next()
-	if !ok || m.duePending || at > now.Sub(m.origin) {
-		return false
-	}
-	m.duePending = true
-	return true
-}
-
-// NextDue returns the instant the owner must wake at to call Advance, and false when no
-// delayed item waits or Advance has reported them already.
+// NextDue returns the instant the earliest delayed item falls due, and false when none waits:
+// the owner then applies Due, in order with the commands it applies (a queue posts it to its
+// own mailbox).
 func (m *Machine[T]) NextDue() (time.Time, bool) {
 	at, ok := m.delays.Next()
-	if !ok || m.duePending {
+	if !ok {
 		return time.Time{}, false
 	}
 	return m.origin.Add(at), true
@@ -102,7 +90,6 @@ func (m *Machine[T]) NextDue() (time.Time, bool) {
 
 // Due adds every delayed item whose instant is not after now, earliest first.
 func (m *Machine[T]) Due(now time.Time) {
-	m.duePending = false
 	at := now.Sub(m.origin)
 	for item, ok := m.delays.PopDue(at); ok; item, ok = m.delays.PopDue(at) {
 		m.Add(item, now)

@@ -9,16 +9,15 @@ import (
 // Machine is a priority queue with controller-runtime's rules, as a state machine: the [State]
 // of its items and its shutdown. Like [queue.Machine], it is what a queue's owner goroutine
 // runs, and runs nothing but that: every instant is an argument, and what the owner must do
-// about a step is returned (metric events, whether items fall due), not done. The group
+// about a step is returned (metric events, when items fall due), not done. The group
 // function of a grouped state is the only code of others it runs, and must not panic.
 //
 // A Machine is not safe for concurrent use. Create it with [NewMachine].
 type Machine[T comparable] struct {
-	state      *State[T]
-	record     bool // metric events are wanted
-	closed     bool // shutting down
-	duePending bool // Advance reported items due, and Due has not been applied yet
-	events     []metrics.Event[T]
+	state  *State[T]
+	record bool // metric events are wanted
+	closed bool // shutting down
+	events []metrics.Event[T]
 }
 
 // NewMachine returns an empty machine over state (from [New] or [NewGrouped]), with metric
@@ -62,22 +61,11 @@ func (m *Machine[T]) AddAfter(item T, at time.Time) {
 	}
 }
 
-// Advance reports whether waiting items are ready at now, and not already reported: the owner
-// must then apply Due(now) in order with its commands. Once shut down, nothing falls due.
-func (m *Machine[T]) Advance(now time.Time) bool {
-	at, ok := m.NextDue()
-	if !ok || at.After(now) {
-		return false
-	}
-	m.duePending = true
-	return true
-}
-
-// NextDue returns the instant the owner must wake at to call Advance, and false when nothing
-// will fall due: no item waits, Advance has reported them already, or the machine is shut down
+// NextDue returns the instant the earliest waiting item falls due, as [queue.Machine.NextDue]
+// does, and false when nothing will: no item waits, or the machine is shut down
 // (controller-runtime's waiting loop ends with the shutdown).
 func (m *Machine[T]) NextDue() (time.Time, bool) {
-	if m.closed || m.duePending {
+	if m.closed {
 		return time.Time{}, false
 	}
 	return m.state.NextDue()
@@ -85,7 +73,6 @@ func (m *Machine[T]) NextDue() (time.Time, bool) {
 
 // Due makes ready every waiting item due at now, behind the items ready already.
 func (m *Machine[T]) Due(now time.Time) {
-	m.duePending = false
 	if m.closed {
 		return // reported just before the shutdown
 	}
