@@ -32,7 +32,7 @@ type core[T comparable] interface {
 // exec applies c and answers its caller, if one waits. A panic of code of others that c runs
 // goes up to execAll, which answers c with it.
 func (q *Queue[T]) exec(c *command[T]) {
-	if q.readAhead {
+	if q.ready != nil {
 		q.fifo.Take(c.taken) // the takes that happened before c was sent
 	}
 	at := q.stamp(c)
@@ -165,7 +165,7 @@ func (q *Queue[T]) stamp(c *command[T]) time.Time {
 	switch {
 	case !q.metrics.Enabled():
 		return time.Time{}
-	case q.timed && (c.op == opAdd || c.op == opAddBatch || c.op == opDone || c.op == opTaken):
+	case q.timed && c.callerTimed():
 		return q.instantOf(c.at)
 	}
 	return q.clock.Now()

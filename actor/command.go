@@ -40,6 +40,16 @@ type command[T comparable] struct {
 	more  *details[T] // for the commands that need more, nil otherwise
 }
 
+// callerTimed reports whether c carries the instant of its call when the metrics trail the
+// calls (see Queue.timed): the adds and Dones that callers post, and the takes.
+func (c *command[T]) callerTimed() bool {
+	switch c.op {
+	case opAdd, opAddBatch, opDone, opTaken:
+		return true
+	}
+	return false
+}
+
 // details are the fields of the less common commands.
 type details[T comparable] struct {
 	items  []T  // opAddBatch; the answer of opShutDown with report, and of opAddBatch (given up)

@@ -46,7 +46,7 @@ type Config[T comparable] struct {
 // methods are safe for simultaneous use, and none blocks after shutdown but ShutDownWithDrain.
 type Queue[T comparable] struct {
 	mailbox  mailbox[T]
-	ready    chan handoff[T] // reading ahead: reserved items on their way to getters
+	ready    chan handoff[T] // reserved items on their way to getters; nil: getters wait (see wait)
 	closing  chan struct{}   // closed when shutdown begins
 	handover chan struct{}   // closed when the owner has given up the state
 	exited   chan struct{}   // closed when the owner goroutine has returned
@@ -60,7 +60,6 @@ type Queue[T comparable] struct {
 	waits     bool           // callers wait for every command: the owner runs code of others
 	timed     bool           // callers read the clock for the owner's metrics, which do not wait
 	checkKeys bool           // items may fail to hash: check them before they reach the owner
-	readAhead bool           // items go to ready before getters ask (the built-in FIFO)
 	group     func(T) string // a grouped queue's group function, checked in callers (see checkAdd)
 	bubbled   bool           // built in a testing/synctest bubble (see Abandon)
 
@@ -107,9 +106,8 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	q := newShell(c)
 	q.waits = q.waits || !builtin
 	q.timed = builtin && c.Metrics.Async()
-	q.readAhead = !q.waits && c.Group == nil // a grouped queue decides turns as getters ask
-	if q.readAhead {
-		q.ready = make(chan handoff[T], readySize)
+	if !q.waits && c.Group == nil { // a grouped queue decides turns as getters ask
+		q.ready = make(chan handoff[T], readySize) // read ahead
 	}
 	storage := c.Storage
 	if c.Group != nil {

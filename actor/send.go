@@ -5,7 +5,7 @@ import "time"
 // post sends c, and waits for the outcome when callers wait (see Queue.waits). An add or a Done
 // carries the instant of the call when the metrics measure from the calls (see Queue.timed).
 func (q *Queue[T]) post(c command[T]) {
-	if q.timed && (c.op == opAdd || c.op == opAddBatch || c.op == opDone) {
+	if q.timed && c.callerTimed() {
 		c.at = q.since(q.clock.Now())
 	}
 	if q.waits {
