@@ -26,10 +26,9 @@ type Machine[T comparable] struct {
 	delays    delay.Heap[T]
 	origin    time.Time // the delays' instants count from it
 	forward   bool      // a delay heap in front of another queue: due items are forwarded
-	record    bool      // metric events are wanted
 	closed    bool      // shutting down
 	delayed   int       // the delay heap's size as last reported
-	events    []metrics.Event[T]
+	events    metrics.Events[T]
 	forwarded []T
 }
 
@@ -48,7 +47,8 @@ type MachineConfig[T comparable] struct {
 
 // NewMachine returns an empty machine configured by c.
 func NewMachine[T comparable](c MachineConfig[T]) *Machine[T] {
-	m := &Machine[T]{state: New(c.Storage), origin: c.Origin, forward: c.Forward, record: c.Metrics}
+	m := &Machine[T]{state: New(c.Storage), origin: c.Origin, forward: c.Forward,
+		events: metrics.NewEvents[T](c.Metrics)}
 	if c.Metrics {
 		m.state.TrackInstants(c.Origin)
 	}
@@ -62,8 +62,8 @@ func (m *Machine[T]) Add(item T, at time.Time) {
 	case m.closed:
 	case m.forward:
 		m.forwarded = append(m.forwarded, item)
-	case m.state.AddAt(item, at) && m.record:
-		m.emit(metrics.Event[T]{Kind: metrics.KindAdded, Item: item})
+	case m.state.AddAt(item, at) && m.events.On():
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item})
 	}
 }
 
@@ -112,11 +112,11 @@ func (m *Machine[T]) Take(upTo uint64) {
 // Took reports that a getter took item at the instant at: its metrics start, measuring the
 // queue latency from its add (Take said only that it was taken).
 func (m *Machine[T]) Took(item T, at time.Time) {
-	if !m.record {
+	if !m.events.On() {
 		return
 	}
 	if added, ok := m.state.Took(item, at); ok {
-		m.emit(metrics.Event[T]{Kind: metrics.KindStarted, Item: item, Since: added})
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindStarted, Item: item, Since: added})
 	}
 }
 
@@ -136,8 +136,8 @@ func (m *Machine[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
 // though it had never been handed out: it waits again, at the back, added at the instant at.
 func (m *Machine[T]) GiveBack(item T, priority int, at time.Time) {
 	m.state.AddAt(item, at) // being processed: now marked to go back into storage on Done
-	if m.state.Done(item) && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindReturned, Item: item})
+	if m.state.Done(item) && m.events.On() {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindReturned, Item: item})
 	}
 }
 
@@ -145,8 +145,8 @@ func (m *Machine[T]) GiveBack(item T, priority int, at time.Time) {
 // again during its processing waits again.
 func (m *Machine[T]) Done(item T) bool {
 	started, done := m.state.DoneAt(item)
-	if done && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindFinished, Item: item, Since: started})
+	if done && m.events.On() {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindFinished, Item: item, Since: started})
 	}
 	return done
 }
@@ -174,15 +174,9 @@ func (m *Machine[T]) ShutDown() bool {
 // Closed reports whether ShutDown has been called.
 func (m *Machine[T]) Closed() bool { return m.closed }
 
-// Events returns the metric events of the steps since the last call, oldest first, and forgets
-// them; none unless [MachineConfig.Metrics] asked for them. The slice is the machine's buffer,
-// good until the next step: the owner records the events, then clears them, so that the
-// buffer holds no item.
-func (m *Machine[T]) Events() []metrics.Event[T] {
-	e := m.events
-	m.events = m.events[:0]
-	return e
-}
+// Events returns the metric events of the steps since the last call (see [metrics.Events.Take]);
+// none unless [MachineConfig.Metrics] asked for them.
+func (m *Machine[T]) Events() []metrics.Event[T] { return m.events.Take() }
 
 // Forwarded returns the items that fell due since the last call, in a machine that forwards
 // them (see [MachineConfig.Forward]), and forgets them. Like Events, the slice is the
@@ -235,13 +229,10 @@ func (m *Machine[T]) Dirty() int { return m.state.Requeued() }
 // when none is (see [State.OldestSince]).
 func (m *Machine[T]) OldestSince() (time.Time, bool) { return m.state.OldestSince() }
 
-// emit records a metric event for the owner.
-func (m *Machine[T]) emit(e metrics.Event[T]) { m.events = append(m.events, e) }
-
 // noteDelayed reports the delay heap's size, when it changed.
 func (m *Machine[T]) noteDelayed() {
-	if n := m.delays.Len(); m.record && n != m.delayed {
+	if n := m.delays.Len(); m.events.On() && n != m.delayed {
 		m.delayed = n
-		m.emit(metrics.Event[T]{Kind: metrics.KindDelayed, N: n})
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindDelayed, N: n})
 	}
 }

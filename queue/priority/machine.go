@@ -15,33 +15,29 @@ import (
 // A Machine is not safe for concurrent use. Create it with [NewMachine].
 type Machine[T comparable] struct {
 	state  *State[T]
-	record bool // metric events are wanted
 	closed bool // shutting down
-	events []metrics.Event[T]
+	events metrics.Events[T]
 }
 
 // NewMachine returns an empty machine over state (from [New] or [NewGrouped]), with metric
 // events when withMetrics.
 func NewMachine[T comparable](state *State[T], withMetrics bool) *Machine[T] {
-	return &Machine[T]{state: state, record: withMetrics}
+	return &Machine[T]{state: state, events: metrics.NewEvents[T](withMetrics)}
 }
 
 // AddWithOpts adds item with priority, ready at readyAt (zero: at once), merging with an entry
 // of the item already ready or waiting (see [State.Add]). It adds even after ShutDown:
 // controller-runtime adds the items of a call that began before it, and the owner decides.
 func (m *Machine[T]) AddWithOpts(item T, priority int, readyAt time.Time) {
-	if !readyAt.IsZero() && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindRetried})
+	if !readyAt.IsZero() {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindRetried})
 	}
 	a := m.state.Add(item, priority, readyAt)
-	if !m.record {
-		return
-	}
 	if a.Ready {
-		m.emit(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: a.Priority})
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: a.Priority})
 	}
 	if a.Raised {
-		m.emit(metrics.Event[T]{Kind: metrics.KindReprioritized, Priority: a.Priority, From: a.From})
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindReprioritized, Priority: a.Priority, From: a.From})
 	}
 }
 
@@ -77,9 +73,7 @@ func (m *Machine[T]) Due(now time.Time) {
 		return // reported just before the shutdown
 	}
 	for item, p, ok := m.state.PromoteDue(now); ok; item, p, ok = m.state.PromoteDue(now) {
-		if m.record {
-			m.emit(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: p})
-		}
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: p})
 	}
 }
 
@@ -90,8 +84,8 @@ func (m *Machine[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
 		return item, 0, false
 	}
 	item, priority, ok = m.state.HandOut(now)
-	if ok && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindStarted, Item: item, Priority: priority})
+	if ok {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindStarted, Item: item, Priority: priority})
 	}
 	return item, priority, ok
 }
@@ -101,18 +95,16 @@ func (m *Machine[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
 func (m *Machine[T]) GiveBack(item T, priority int, at time.Time) {
 	m.state.Done(item)
 	m.state.Add(item, priority, time.Time{})
-	if m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindReturned, Item: item, Priority: priority})
-	}
+	m.events.Add(metrics.Event[T]{Kind: metrics.KindReturned, Item: item, Priority: priority})
 }
 
 // Done unlocks item, and reports whether it was handed out.
 func (m *Machine[T]) Done(item T) bool {
-	done := m.state.Done(item)
-	if done && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindFinished, Item: item})
+	if !m.state.Done(item) {
+		return false
 	}
-	return done
+	m.events.Add(metrics.Event[T]{Kind: metrics.KindFinished, Item: item})
+	return true
 }
 
 // ShutDown makes the machine hand out nothing more and let waiting items wait for good, and
@@ -128,13 +120,8 @@ func (m *Machine[T]) ShutDown() bool {
 // Closed reports whether ShutDown has been called.
 func (m *Machine[T]) Closed() bool { return m.closed }
 
-// Events returns the metric events of the steps since the last call, as [queue.Machine.Events]
-// does.
-func (m *Machine[T]) Events() []metrics.Event[T] {
-	e := m.events
-	m.events = m.events[:0]
-	return e
-}
+// Events returns the metric events of the steps since the last call (see [metrics.Events.Take]).
+func (m *Machine[T]) Events() []metrics.Event[T] { return m.events.Take() }
 
 // Len returns the number of ready items, held-back ones included: controller-runtime's Len.
 func (m *Machine[T]) Len() int { return m.state.Len() }
@@ -154,6 +141,3 @@ func (m *Machine[T]) Delayed() int { return m.state.Waiting() }
 // OldestSince returns when the item handed out the longest ago was handed out, and false when
 // none is.
 func (m *Machine[T]) OldestSince() (time.Time, bool) { return m.state.OldestSince() }
-
-// emit records a metric event for the owner.
-func (m *Machine[T]) emit(e metrics.Event[T]) { m.events = append(m.events, e) }
