@@ -98,9 +98,6 @@ func (g *Grouped[T]) Finished(item T) {
 // hands out all it holds. Groups held at their limit join the round in the order of their names.
 func (g *Grouped[T]) Lift() { g.rejoin(g.limit.Lift()) }
 
-// Out returns how many items of the group named name are out.
-func (g *Grouped[T]) Out(name string) int { return g.limit.Out(name) }
-
 // rejoin puts groups held at their limit back into the round, in order.
 func (g *Grouped[T]) rejoin(held []*bucket[T]) {
 	for _, b := range held {

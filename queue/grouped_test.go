@@ -71,8 +71,8 @@ func TestGroupedLimitHoldsAndReleases(t *testing.T) {
 	if got := popAll(s); !slices.Equal(got, []string{"a/0", "b/0", "a/1"}) {
 		t.Fatalf("handed out %v, want a/0 b/0 a/1", got)
 	}
-	if s.Len() != 3 || g.Out("a") != 2 {
-		t.Fatalf("Len %d, a out %d; want 3 held items, 2 out", s.Len(), g.Out("a"))
+	if s.Len() != 3 || g.limit.Out("a") != 2 {
+		t.Fatalf("Len %d, a out %d; want 3 held items, 2 out", s.Len(), g.limit.Out("a"))
 	}
 	s.Done("b/0") // another group's Done releases nothing
 	if got := popAll(s); len(got) != 0 {

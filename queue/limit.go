@@ -1,16 +1,16 @@
 package queue
 
 import (
+	"maps"
 	"slices"
-	"strings"
 )
 
 // GroupLimit is the rule of MaxPerGroup, which both cores' grouped storages keep ([Grouped] and
 // package queue/priority's): at most limit items of one group out at once, handed out and not
 // yet done. A group at its limit leaves the rounds it is in, held, and rejoins them at their
 // ends when one of its items is done. B is a group's place in one round, which the storage
-// holds here while its group is at the limit. The zero value has no limit. GroupLimit is not
-// safe for concurrent use.
+// holds here while its group is at the limit. Create it with [NewGroupLimit]; it is not safe
+// for concurrent use.
 type GroupLimit[T comparable, B comparable] struct {
 	limit  int            // 0: no limit
 	lifted bool           // the limit no longer holds (see Lift)
@@ -84,12 +84,7 @@ func (l *GroupLimit[T, B]) Done(item T) (name string, rejoin []B, ok bool) {
 // the groups' names.
 func (l *GroupLimit[T, B]) Lift() (rejoin []B) {
 	l.lifted = true
-	names := make([]string, 0, len(l.held))
-	for name := range l.held {
-		names = append(names, name)
-	}
-	slices.SortFunc(names, strings.Compare)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(l.held)) {
 		rejoin = append(rejoin, l.held[name]...)
 	}
 	clear(l.held)

@@ -213,11 +213,7 @@ func (m *Machine[T]) Unreserved() int { return m.state.Len() - m.state.Reservati
 
 // Prefetch reads ahead the memory that adding items will touch, once the waiting items have
 // outgrown the cache: call it with the items of a run of adds before making them.
-func (m *Machine[T]) Prefetch(items []T) {
-	if m.state.Outgrown() {
-		m.state.Prefetch(items)
-	}
-}
+func (m *Machine[T]) Prefetch(items []T) { m.state.Prefetch(items) }
 
 // Outgrown reports whether the waiting items have outgrown the cache, so that Prefetch pays.
 func (m *Machine[T]) Outgrown() bool { return m.state.Outgrown() }

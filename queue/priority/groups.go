@@ -175,12 +175,3 @@ func (f *fair[T]) done(item T) {
 		f.letGo(b)
 	}
 }
-
-// Out returns how many items of the group named name are handed out; zero for a state without
-// groups.
-func (s *State[T]) Out(name string) int {
-	if s.fair == nil {
-		return 0
-	}
-	return s.fair.limit.Out(name)
-}
