@@ -181,7 +181,7 @@ func newShell[T comparable](c Config[T]) *Queue[T] {
 	q.meter = q.clock
 	q.schedule.TickFrom(q.origin)
 	q.mailbox.wake = make(chan struct{}, 1)
-	q.mailbox.taken = &q.taken
+	q.mailbox.taken, q.mailbox.stopping = &q.taken, &q.stopping
 	q.replies.New = func() any { return make(chan result[T], 1) }
 	return q
 }
