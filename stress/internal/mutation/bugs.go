@@ -95,7 +95,7 @@ var Bugs = []Bug{
 	},
 	{
 		Name:   "group-limit-off-by-one",
-		Breaks: "a FIFO queue hands out one item more of a group than MaxPerGroup",
+		Breaks: "every queue hands out one item more of a group than MaxPerGroup: the limit is one rule for both cores",
 		File:   "queue/limit.go",
 		Edits:  []Edit{{"l.out[name] >= l.limit", "l.out[name] > l.limit"}},
 	},
