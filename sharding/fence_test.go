@@ -60,7 +60,7 @@ func TestHoldWindowCountsFromFirstWriteOfRecord(t *testing.T) {
 		o := newSolo(t)
 		defer o.close()
 		synctest.Wait()
-		window := o.sharder.cfg.holdWindow()
+		window := o.sharder.times.HoldWindow()
 		for _, step := range []struct {
 			at        time.Duration // after start
 			countFrom time.Duration // after start
@@ -74,7 +74,7 @@ func TestHoldWindowCountsFromFirstWriteOfRecord(t *testing.T) {
 		} {
 			time.Sleep(time.Until(start.Add(step.at)))
 			synctest.Wait()
-			got := o.sharder.tenure(0).holdUntil()
+			got := o.sharder.holding(0).current().Until
 			if want := start.Add(step.countFrom + window); !got.Equal(want) {
 				t.Errorf("at +%v: hold window ends at +%v, want +%v", step.at, got.Sub(start), want.Sub(start))
 			}
@@ -123,7 +123,7 @@ func TestSetAsideKeysDroppedOnLoss(t *testing.T) {
 		o.queue.Done(key)
 		o.lateFrom(start) // the keys' deadline passes at +11.25 s
 		time.Sleep(time.Until(start.Add(11300 * time.Millisecond)))
-		if !o.sharder.tenure(0).lapsed(time.Now()) {
+		if !o.sharder.holding(0).lapsed(time.Now()) {
 			t.Fatal("the tenure has not lapsed")
 		}
 		before := o.queue.Dropped()

@@ -88,8 +88,8 @@ func TestKeysContextFollowsRenewals(t *testing.T) {
 		if !ok {
 			t.Fatal("Held false when the key's context ended: the hold window closes a drain budget later")
 		}
-		if left := time.Until(held); left != o.sharder.cfg.drainBudget() {
-			t.Errorf("the key's context ended %v before the end of the hold window, want the drain budget %v", left, o.sharder.cfg.drainBudget())
+		if left := time.Until(held); left != o.sharder.times.DrainBudget() {
+			t.Errorf("the key's context ended %v before the end of the hold window, want the drain budget %v", left, o.sharder.times.DrainBudget())
 		}
 		if got, ok := Fence(ctx); !ok || !got.Equal(held) {
 			t.Errorf("Fence(ctx) = %v, %v; want Held's %v, true", got, ok, held)
