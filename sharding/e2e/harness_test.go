@@ -41,6 +41,12 @@ var (
 	// budget 568 ms.
 	fast = timing{name: "2s/1s/250ms", lease: 2 * time.Second, renew: time.Second, retry: 250 * time.Millisecond,
 		work: 200 * time.Millisecond, stop: 400 * time.Millisecond}
+	// longRenew: sub-second retries with room for a renew loop to outlive a hand-over (issue
+	// 42's scenario): client-go's elector keeps retrying a failed renewal for 2 s, longer than
+	// a hand-over asked for takes (about a second) and the grace a free bucket waits for its
+	// requester (750 ms); drain budget 477 ms.
+	longRenew = timing{name: "3s/2s/250ms", lease: 3 * time.Second, renew: 2 * time.Second, retry: 250 * time.Millisecond,
+		work: 200 * time.Millisecond, stop: 330 * time.Millisecond}
 	// defaults: client-go's and Kubernetes' core components'; drain budget 1.636 s.
 	defaults = timing{name: "15s/10s/2s", lease: 15 * time.Second, renew: 10 * time.Second, retry: 2 * time.Second,
 		work: time.Second, stop: 1100 * time.Millisecond}
@@ -325,6 +331,16 @@ func (h *harness) pause(p *proc, d time.Duration) {
 	time.Sleep(d)
 	p.cmd.Process.Signal(syscall.SIGCONT)
 	h.pauses = append(h.pauses, pause{replica: p.name, from: from, to: record.Now()})
+}
+
+// stall stalls p's reconciles right before their next check of sharding.Fence (on), or lets
+// them go on (off): the replica's SIGUSR1 and SIGUSR2.
+func (h *harness) stall(p *proc, on bool) {
+	sig := syscall.SIGUSR2
+	if on {
+		sig = syscall.SIGUSR1
+	}
+	p.cmd.Process.Signal(sig)
 }
 
 // leave sends SIGTERM to p and waits for it to hand its buckets back and exit 0.

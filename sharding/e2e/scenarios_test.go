@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +54,7 @@ var scenarios = []scenario{
 	{name: "partition", timing: fast, run: partition},
 	{name: "slow-answers", timing: fast, args: []string{"-work", "1s"}, run: slowAnswers},
 	{name: "slow-then-recover", timing: fast, run: slowThenRecover},
+	{name: "frozen-answer", timing: longRenew, run: frozenAnswer},
 	{name: "graceful-exit", timing: defaults, run: gracefulExit},
 	{name: "kill-9", timing: defaults, run: kill9},
 	{name: "slow-answers", timing: defaults, args: []string{"-work", "5s"}, run: slowAnswers},
@@ -352,5 +354,41 @@ func slowThenRecover(h *harness) {
 	h.stopUpdates()
 	h.run(2 * time.Second)
 	victim.proxy.SetDelay(0, 0)
+	h.finish()
+}
+
+// frozenAnswer is issue 42's scenario. r1, alone, holds every bucket; its reconciles stall
+// right before their next check of Fence; its renewals' answers are held on their way, and it
+// is stopped (SIGSTOP) with them in flight. r2 starts meanwhile and takes every bucket over.
+// When r1 resumes, client-go may read the late answers as renewals (the answer and the
+// request's deadline race), r1 asks r2 for half the buckets, and r2 hands them back, which
+// r1's electors take within their renew loops. Once a bucket is r1's again, the stalled
+// reconciles go on: each must find, by Fence alone, that its hold ended when r2 took the
+// bucket. Before the fix, those of a bucket taken back within a renew loop wrote.
+func frozenAnswer(h *harness) {
+	r1 := h.start("r1")
+	h.waitFor("r1 holds every bucket", 3*h.tm.lease+10*time.Second, h.covered)
+	h.updateEvery(updatePeriod)
+	h.run(time.Second)
+	h.stall(r1, true)
+	h.run(h.tm.work) // the reconciles in flight reach their next check
+	r1.proxy.Set(faultproxy.HoldAnswers)
+	h.run(2 * h.tm.retry) // every bucket's renewal applied, its answer held
+	from := record.Now()
+	r1.cmd.Process.Signal(syscall.SIGSTOP)
+	r1.proxy.Set(faultproxy.Open) // the answers wait in r1's socket
+	h.start("r2")
+	h.waitFor("r2 holds every bucket", 3*h.tm.lease+10*time.Second, func() bool {
+		return len(lastHeld(h.events, "r2", record.Now())) == h.buckets
+	})
+	r1.cmd.Process.Signal(syscall.SIGCONT)
+	h.pauses = append(h.pauses, pause{replica: r1.name, from: from, to: record.Now()})
+	if h.await(h.tm.lease+h.tm.renew, func() bool { return len(h.leases.returnedTo(r1.name)) > 0 }) {
+		h.t.Logf("buckets back with r1 at %s, after it resumed: %v", h.at(record.Now()), h.leases.returnedTo(r1.name))
+	} else {
+		h.t.Logf("no bucket back with r1 within %v of resuming", h.tm.lease+h.tm.renew)
+	}
+	h.stall(r1, false)
+	h.run(2 * time.Second)
 	h.finish()
 }

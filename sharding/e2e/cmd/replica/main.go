@@ -16,7 +16,8 @@
 //	        -record FILE [-kind queue -buckets 12 -lease 2s -renew 1s -retry 250ms -workers 4 -work 200ms ...]
 //
 // SIGTERM or SIGINT makes it leave gracefully: its sharder hands every bucket back, and it
-// exits 0.
+// exits 0. SIGUSR1 stalls every reconcile right before its next check of sharding.Fence, until
+// SIGUSR2.
 package main
 
 import (
@@ -98,6 +99,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stalls := make(chan os.Signal, 2)
+	signal.Notify(stalls, syscall.SIGUSR1, syscall.SIGUSR2)
+	go func() {
+		for sig := range stalls {
+			stalled.set(sig == syscall.SIGUSR1)
+		}
+	}()
 	if err := run(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
