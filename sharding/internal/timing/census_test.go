@@ -122,3 +122,14 @@ func TestRestraint(t *testing.T) {
 		}
 	}
 }
+
+// TestCensusGrantedRequest: a request granted (its Lease names this replica) no longer counts
+// as one standing, so that a replica that lost another bucket meanwhile asks again at once.
+func TestCensusGrantedRequest(t *testing.T) {
+	runCensus(t, []censusStep{
+		// a holds 1, b 4, c 1: a share of 2; a asks b (4 ≥ 1+0+2) for its first Lease.
+		{at: 0, leases: leases(0, "a", "b", "b", "b", "b", "c"), share: 2, asks: []string{"l1"}},
+		// b granted l1 but took l0: a holds 1 again, and asks b (4 ≥ 1+0+2) once more.
+		{at: 500 * ms, leases: leases(500*ms, "b", "a", "b", "b", "b", "c"), share: 2, asks: []string{"l0"}},
+	})
+}

@@ -27,4 +27,7 @@
 //   - Whether an item may still be acted on, the keys' end, lapse: [Tenure].
 //   - Whether to acquire a bucket beyond the fair share: [Restraint].
 //   - Who is live, the fair share, whom to ask for a bucket: [Census].
+//
+// Step tables at fixed instants test each rule, and TestDeliberateBugs (SHARDING_MUTATION=1)
+// builds a deliberate bug into each, with go test's -overlay, and requires its table to fail.
 package timing

@@ -4,16 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/tools/leaderelection"
 )
-
-// TestElectorJitter: Check refuses what client-go's elector refuses.
-func TestElectorJitter(t *testing.T) {
-	if electorJitter != leaderelection.JitterFactor {
-		t.Errorf("electorJitter %v, client-go's JitterFactor %v", electorJitter, leaderelection.JitterFactor)
-	}
-}
 
 func TestDurations(t *testing.T) {
 	defaults := Durations{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second, MaxClockDrift: 0.1}
