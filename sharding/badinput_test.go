@@ -30,6 +30,9 @@ func TestBadConfigPanics(t *testing.T) {
 		"RetryPeriod":              func(c *Config) { c.RetryPeriod = 9 * time.Second },
 		"MaxClockDrift":            func(c *Config) { c.MaxClockDrift = -1 },
 		"leaves no time to drain ": func(c *Config) { c.RenewDeadline = 13 * time.Second },
+		"RenewDeadline is 1s with RetryPeriod 250ms": func(c *Config) {
+			c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 2*time.Second, time.Second, 250*time.Millisecond
+		},
 	} {
 		cfg := valid()
 		cfg.LeaseDuration = DefaultLeaseDuration

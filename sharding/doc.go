@@ -79,9 +79,11 @@
 // renewals keep up. They keep up while the record changes at least every RenewDeadline +
 // RetryPeriod, answer included: with RetryPeriod under a second the record changes once a
 // second (by the first renewal of each second of renewTime), so RenewDeadline must exceed
-// 1 s by a few round trips to the API server, or the contexts end now and then on a healthy
-// replica (the keys are then retried, below). With client-go's defaults every renewal
-// changes the record.
+// 1 s by two round trips to the API server, or the contexts end now and then on a healthy
+// replica (the keys are then retried, below). New refuses a RenewDeadline of a second or less
+// with a RetryPeriod under a second, where no round trip is short enough; 1.2 s, with 2 s
+// Leases and 250 ms retries, leaves round trips of up to 100 ms. With client-go's defaults
+// every renewal changes the record.
 //
 // When the renewals are late, so that the keys' contexts end while the bucket is still held
 // (the tenure has lapsed), the Queue sets the bucket's keys aside instead of handing them out,

@@ -24,7 +24,7 @@ func newSolo(t *testing.T) *solo {
 	t.Helper()
 	o := &solo{link: &link{inner: leasetest.NewServer().Clientset(nil).CoordinationV1()}, ran: make(chan struct{})}
 	o.sharder = New(Config{Client: o.link, Namespace: "ns", Name: "solo", Identity: "a", Buckets: 1,
-		LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond})
+		LeaseDuration: 2 * time.Second, RenewDeadline: 1200 * time.Millisecond, RetryPeriod: 250 * time.Millisecond})
 	o.queue = Wrap(o.sharder, workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 		QueueConfig[string]{Keys: func(int) []string { return []string{"k"} }})
 	ctx, stop := context.WithCancel(context.Background())
@@ -36,13 +36,13 @@ func newSolo(t *testing.T) *solo {
 	return o
 }
 
-// lateFrom makes the server's answers to o take 900 ms from start+10.1 s on: the renewal begun
-// at +10.25 s, answered at +11.15 s, counts from +10 s (the same second of renewTime), so the
-// keys' deadline passes at +11.25 s, before the next renewal, begun at +11.4 s, is answered at
-// +12.3 s. It returns at +10.1 s.
-func (o *solo) lateFrom(start time.Time) {
+// lateFrom makes the server's answers to o take late from start+10.1 s on, and returns then.
+// With 900 ms, the renewal begun at +10.25 s, answered at +11.15 s, counts from +10 s (the
+// same second of renewTime), so the keys' end passes at +11.45 s (10 + RenewDeadline +
+// RetryPeriod), before the next renewal, begun at +11.4 s, is answered at +12.3 s.
+func (o *solo) lateFrom(start time.Time, late time.Duration) {
 	time.Sleep(time.Until(start.Add(10100 * time.Millisecond)))
-	o.link.setLate(func() time.Duration { return 900 * time.Millisecond })
+	o.link.setLate(func() time.Duration { return late })
 }
 
 func (o *solo) close() {
@@ -121,8 +121,10 @@ func TestSetAsideKeysDroppedOnLoss(t *testing.T) {
 		defer o.close()
 		key, _ := o.queue.Get()
 		o.queue.Done(key)
-		o.lateFrom(start) // the keys' deadline passes at +11.25 s
-		time.Sleep(time.Until(start.Add(11300 * time.Millisecond)))
+		// The renewal begun at +10.25 s, answered at +11.35 s, counts from +10 s: the keys' end
+		// passes at +11.45 s, and the next renewal would be begun at +11.6 s.
+		o.lateFrom(start, 1100*time.Millisecond)
+		time.Sleep(time.Until(start.Add(11500 * time.Millisecond)))
 		if !o.sharder.holding(0).lapsed(time.Now()) {
 			t.Fatal("the tenure has not lapsed")
 		}

@@ -38,9 +38,9 @@ type timing struct {
 // assumption, and late enough that a bucket context cancelled late shows.
 var (
 	// fast: sub-second retries, as the sharding module's example and benchmark use; drain
-	// budget 568 ms.
-	fast = timing{name: "2s/1s/250ms", lease: 2 * time.Second, renew: time.Second, retry: 250 * time.Millisecond,
-		work: 200 * time.Millisecond, stop: 400 * time.Millisecond}
+	// budget 368 ms.
+	fast = timing{name: "2s/1.2s/250ms", lease: 2 * time.Second, renew: 1200 * time.Millisecond, retry: 250 * time.Millisecond,
+		work: 200 * time.Millisecond, stop: 250 * time.Millisecond}
 	// longRenew: sub-second retries with room for a renew loop to outlive a hand-over (issue
 	// 42's scenario): client-go's elector keeps retrying a failed renewal for 2 s, longer than
 	// a hand-over asked for takes (about a second) and the grace a free bucket waits for its

@@ -61,7 +61,7 @@ var scenarios = []scenario{
 }
 
 // TestSharding runs every scenario with every kind of replica, as
-// TestSharding/<kind>/<timing>/<scenario>: e.g. -run 'TestSharding/queue/2s-1s-250ms/kill-9$'.
+// TestSharding/<kind>/<timing>/<scenario>: e.g. -run 'TestSharding/queue/2s-1.2s-250ms/kill-9$'.
 // The kinds run side by side, each its sub-second scenarios one at a time and then its others
 // at once (TestMain raises -test.parallel for them).
 func TestSharding(t *testing.T) {
@@ -81,7 +81,7 @@ func TestSharding(t *testing.T) {
 	}
 }
 
-// slug is the timing's name as a test name element: "2s-1s-250ms".
+// slug is the timing's name as a test name element: "2s-1.2s-250ms".
 func (tm timing) slug() string {
 	return fmt.Sprintf("%v-%v-%v", tm.lease, tm.renew, tm.retry)
 }

@@ -41,7 +41,18 @@ func (d Durations) Grace() time.Duration { return 3 * d.RetryPeriod }
 // Check returns an error, with a "sharding:" message naming the Config field, if d breaks a
 // rule: LeaseDuration a whole number of seconds (a Lease records seconds), RenewDeadline in
 // (0, LeaseDuration) and above client-go's jitter factor times RetryPeriod, MaxClockDrift in
-// [0, 1), and a positive drain budget.
+// [0, 1), a positive drain budget, and, with a RetryPeriod under a second, a RenewDeadline
+// over a second.
+//
+// That last rule keeps a healthy replica's keys' contexts open. renewTime has whole seconds,
+// so with sub-second retries the record the others see changes at most once a second, by the
+// first renewal of each second; that renewal may start up to a second and a renewal period
+// (RetryPeriod and a round trip) after the one the window counts from, and it moves the keys'
+// end only once answered, another round trip on. The keys' end, RenewDeadline + RetryPeriod
+// after the first, therefore comes first unless RenewDeadline exceeds a second by two round
+// trips to the API server: with RenewDeadline at most a second, no round trip is short enough.
+// With a RetryPeriod of a second or more, every renewal writes a new record (and client-go
+// wants RenewDeadline above 1.2 s anyway).
 func (d Durations) Check() error {
 	switch {
 	case d.LeaseDuration < time.Second || d.LeaseDuration%time.Second != 0:
@@ -56,6 +67,9 @@ func (d Durations) Check() error {
 	case d.DrainBudget() <= 0:
 		return fmt.Errorf("sharding: Config leaves no time to drain a lost bucket: LeaseDuration/(1+MaxClockDrift) = %v must exceed RenewDeadline+RetryPeriod = %v",
 			d.HoldWindow(), d.RenewDeadline+d.RetryPeriod)
+	case d.RetryPeriod < time.Second && d.RenewDeadline <= time.Second:
+		return fmt.Errorf("sharding: Config.RenewDeadline is %v with RetryPeriod %v: with a RetryPeriod under a second, want RenewDeadline above 1s by two round trips to the API server, as a Lease's renewTime has whole seconds and its record changes at most once a second",
+			d.RenewDeadline, d.RetryPeriod)
 	}
 	return nil
 }

@@ -39,6 +39,9 @@ func TestCheck(t *testing.T) {
 		"RetryPeriod":             func(d *Durations) { d.RetryPeriod = 9 * time.Second },
 		"MaxClockDrift":           func(d *Durations) { d.MaxClockDrift = 1 },
 		"leaves no time to drain": func(d *Durations) { d.RenewDeadline = 13 * time.Second },
+		"RenewDeadline is 1s with RetryPeriod 250ms": func(d *Durations) {
+			d.LeaseDuration, d.RenewDeadline, d.RetryPeriod = 2*time.Second, time.Second, 250*time.Millisecond
+		},
 	} {
 		d := Durations{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second, MaxClockDrift: 0.1}
 		change(&d)

@@ -31,6 +31,7 @@ var bugs = []bug{
 	{"window-without-drift", "durations.go", "float64(d.LeaseDuration) / (1 + d.MaxClockDrift)", "float64(d.LeaseDuration)", "TestDurations"},
 	{"budget-without-retry", "durations.go", "d.HoldWindow() - d.RenewDeadline - d.RetryPeriod", "d.HoldWindow() - d.RenewDeadline", "TestDurations"},
 	{"no-drain-check", "durations.go", "case d.DrainBudget() <= 0:", "case false:", "TestCheck"},
+	{"renew-deadline-of-a-second", "durations.go", "d.RenewDeadline <= time.Second:", "d.RenewDeadline < time.Second:", "TestCheck"},
 	{"stale-holder-live", "census.go", "fresh := now.Sub(view.changedAt) < c.leaseDuration", "fresh := now.Sub(view.changedAt) <= c.leaseDuration", "TestCensusShareAndAsks"},
 	{"requester-not-live", "census.go", "c.counts[l.Requester] += 0", "_ = 0", "TestCensusLiveness"},
 	{"ask-one-short", "census.go", "c.counts[busiest] < c.mine+len(c.asked)+2", "c.counts[busiest] < c.mine+len(c.asked)+1", "TestCensusBusiestByNameOnTies"},
