@@ -300,3 +300,22 @@ func TestLateWritesAfterInterruption(t *testing.T) {
 		t.Fatalf("late writes %+v, want a's write at 3.7s, its tenure interrupted by b", got)
 	}
 }
+
+// TestLateWritesHoldingNotSeenYet: a replica takes back a bucket it held before, and writes
+// before the watch has delivered its new record: the record of its earlier holding does not
+// judge the write (seen under load on kube-apiserver: the watch lagged by 50 ms).
+func TestLateWritesHoldingNotSeenYet(t *testing.T) {
+	k := "k0"
+	at := func(s int) time.Time { return time.Unix(int64(1000+s), 0) }
+	versions := []leaseVersion{
+		{bucket: 0, holder: "a", acquire: at(0), renew: at(0), seen: 100 * ms},
+		{bucket: 0, holder: "", acquire: at(1), renew: at(1), seen: 1000 * ms}, // a released it
+		{bucket: 0, holder: "a", acquire: at(3), renew: at(3), seen: 3950 * ms}, // a took it back at 3.85 s
+	}
+	events := []record.Event{
+		start("a", k, 1, 3860*ms), write("a", k, 3911*ms), end("a", k, 1, 3911*ms, false),
+	}
+	if got := lateWrites(events, versions, 1, 1800*ms); len(got) != 0 {
+		t.Errorf("late writes %+v, want none: the write's holding was not seen yet", got)
+	}
+}

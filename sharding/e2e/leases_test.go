@@ -184,8 +184,10 @@ type lateWrite struct {
 // write it takes the replica's last record of the bucket that the watch had seen by the
 // write's instant, and the first version of that record: the package counts the window from no
 // earlier than when that version was written, and the watch saw it after. A write after that
-// instant plus window is late. A write before any record of its replica was seen is not judged
-// here (the overlap check still is).
+// instant plus window is late. A write made while the last record seen is not its replica's
+// (none yet, or the watch has not delivered the record of a holding begun since another
+// holder's or a release) is not judged by the window: it is by the tenure rule below, and by
+// the overlap check.
 //
 // A renewal that the watch delivers after a write it allowed does not count for it. That is
 // sound: a renewal can let a write past the previous record's window only if its answer came
@@ -226,16 +228,17 @@ func lateWrites(events []record.Event, versions []leaseVersion, buckets int, win
 				continue
 			}
 		}
+		// The record seen last by the write, if the writer's: a record of the writer's seen
+		// before another holder's, or none's, belongs to an earlier holding, and the watch may
+		// not have delivered the record of the holding the write belongs to yet.
 		var first *leaseVersion
 		for i, r := range records[bucketOf(e.Key, buckets)] {
 			if r.seen > e.At {
 				break
 			}
-			if r.holder == e.Replica {
-				first = &records[bucketOf(e.Key, buckets)][i]
-			}
+			first = &records[bucketOf(e.Key, buckets)][i]
 		}
-		if first != nil && e.At > first.seen+window {
+		if first != nil && first.holder == e.Replica && e.At > first.seen+window {
 			out = append(out, lateWrite{write: e, windowEnd: first.seen + window})
 		}
 	}
