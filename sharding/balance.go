@@ -15,19 +15,28 @@ import (
 )
 
 // The buckets spread over the replicas by a fair share and hand-over requests, whose rules
-// live in package timing (Census, Restraint). Here is the I/O: the balancer lists the Leases
-// every RetryPeriod and writes the requests the census decides on; bucketLease asks the
-// Restraint before it acquires. spec.preferredHolder, the field Kubernetes' coordinated leader
-// election uses to end a term, would say what the request says, but kube-apiserver drops it
-// unless the CoordinatedLeaderElection feature gate is on (beta and off by default in v1.37),
-// and with the gate on refuses it without spec.strategy, which would hand the election to the
-// API server's coordinator. An annotation is stored by every API server.
+// live in package timing (Census, Restraint); both only decide when to campaign: who holds a
+// bucket is always decided by client-go's election on its Lease. Here is the I/O. The
+// balancer lists the Leases every RetryPeriod and writes the requests the census decides on,
+// naming this replica in the annotation sharding.actorqueue.io/requested-by of one of the
+// busiest replica's Leases. The holder sees it at its next renewal (the request changed the
+// Lease's resourceVersion, so the renewal reads the Lease again: bucketLease.Get), hands the
+// bucket back gracefully (drain, then release: campaign.go), and stays out of that bucket's
+// election for LeaseDuration, during which the requester acquires it. The release keeps the
+// annotation, so that the others' Restraint leaves the bucket to the requester; whoever
+// acquires the Lease removes it (bucketLease.Update).
+//
+// spec.preferredHolder, the field Kubernetes' coordinated leader election uses to end a term,
+// would say what the request says, but kube-apiserver drops it unless the
+// CoordinatedLeaderElection feature gate is on (beta and off by default in v1.37), and with the
+// gate on refuses it without spec.strategy, which would hand the election to the API server's
+// coordinator. An annotation is stored by every API server.
 
 // labelName labels the Leases of a sharder with its Config.Name, so that they can be listed.
 const labelName = "sharding.actorqueue.io/name"
 
-// errAtShare is the error the bucket's Lease returns instead of acquiring a bucket beyond the fair share;
-// the elector retries after RetryPeriod.
+// errAtShare is the error a bucketLease returns instead of acquiring a bucket beyond what the
+// balance allows; the elector retries after RetryPeriod.
 var errAtShare = errors.New("sharding: this replica holds its fair share of buckets")
 
 // newCensus returns the census of this replica (see timing.Census).

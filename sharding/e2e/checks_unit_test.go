@@ -309,7 +309,7 @@ func TestLateWritesHoldingNotSeenYet(t *testing.T) {
 	at := func(s int) time.Time { return time.Unix(int64(1000+s), 0) }
 	versions := []leaseVersion{
 		{bucket: 0, holder: "a", acquire: at(0), renew: at(0), seen: 100 * ms},
-		{bucket: 0, holder: "", acquire: at(1), renew: at(1), seen: 1000 * ms}, // a released it
+		{bucket: 0, holder: "", acquire: at(1), renew: at(1), seen: 1000 * ms},  // a released it
 		{bucket: 0, holder: "a", acquire: at(3), renew: at(3), seen: 3950 * ms}, // a took it back at 3.85 s
 	}
 	events := []record.Event{

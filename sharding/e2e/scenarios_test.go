@@ -370,6 +370,7 @@ func frozenAnswer(h *harness) {
 	h.waitFor("r1 holds every bucket", 3*h.tm.lease+10*time.Second, h.covered)
 	h.updateEvery(updatePeriod)
 	h.run(time.Second)
+	stalled := record.Now()
 	h.stall(r1, true)
 	h.run(h.tm.work) // the reconciles in flight reach their next check
 	r1.proxy.Set(faultproxy.HoldAnswers)
@@ -389,6 +390,10 @@ func frozenAnswer(h *harness) {
 		h.t.Logf("no bucket back with r1 within %v of resuming", h.tm.lease+h.tm.renew)
 	}
 	h.stall(r1, false)
+	// The stall froze r1's reconciles as a pause would: a hand-over that finds them still
+	// running (an interruption found when a renew loop takes a bucket back, well after the
+	// pause) is theirs to explain; checks 2 and 4 still hold their writes to the promise.
+	h.pauses = append(h.pauses, pause{replica: r1.name, from: stalled, to: record.Now()})
 	h.run(2 * time.Second)
 	h.finish()
 }

@@ -111,7 +111,9 @@ func (h *Hold) Started(now time.Time, record []byte, renew time.Time, acquiring 
 }
 
 // Succeeded notes that the write last Started succeeded, its answer coming at now, and returns
-// the tenure from now on and what the write did to it (see the tenure rule).
+// the tenure from now on and what the write did to it (see the tenure rule). A write that
+// failed needs no call: it counted when it started, as the server may have applied it, and it
+// changes nothing else; the loss of the bucket is the elector's to report.
 func (h *Hold) Succeeded(now time.Time) (Tenure, Change) {
 	until := h.since.Add(h.window)
 	old := h.tenure
