@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"time"
+
+	"github.com/actorqueue/workqueue/actor"
 )
 
 // TypedExtensions are the methods every queue this package builds has beyond client-go's
@@ -75,4 +77,10 @@ func (q *Typed[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 
 // Snapshot returns the queue's counts at this instant, for debugging; it does not stop the
 // queue.
-func (q *Typed[T]) Snapshot() Snapshot { return Snapshot(q.q.Snapshot()) }
+func (q *Typed[T]) Snapshot() Snapshot { return snapshot(q.q) }
+
+// snapshot returns the counts of q.
+func snapshot[T comparable](q *actor.Queue[T]) (s Snapshot) {
+	s.Queued, s.Processing, s.Dirty, s.Delayed, s.OldestInFlight, s.ShuttingDown = q.Snapshot()
+	return s
+}

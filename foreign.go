@@ -67,15 +67,14 @@ func (d *foreignDelaying[T]) ShutDownWithDrain() {
 
 // foreignRateLimiting is a rate-limiting queue around a delaying queue this package did not
 // build. Having no goroutine of ours to run in, it calls its limiter in the caller's
-// goroutine, as client-go does for every queue, and keeps its counts of retries, when it has a
-// maximum, under a mutex of their own.
+// goroutine, as client-go does for every queue, and keeps its counts of retries under a mutex
+// of their own.
 type foreignRateLimiting[T comparable] struct {
 	TypedDelayingInterface[T]
-	limiter TypedRateLimiter[T]
-	retries limiter.Retries[T] // Counter unused: the inner queue's AddAfter counts retries
+	limiter *limiter.Handle[T] // never adopted; its Counter unused: the inner queue's AddAfter counts retries
 
 	mu     sync.Mutex
-	counts limiter.Counts[T] // when retries.Max is set
+	counts limiter.Counts[T]
 }
 
 // AddRateLimited adds item after the wait the limiter decides, or gives up on it (see the
@@ -83,43 +82,33 @@ type foreignRateLimiting[T comparable] struct {
 // keeps, as a queue of this package does; a limiter that panics takes the count back.
 func (q *foreignRateLimiting[T]) AddRateLimited(item T) {
 	keys.Check("AddRateLimited", item)
-	if attempts := q.count(item); attempts > 0 {
-		q.retries.Abandon(q.limiter.Forget, attempts, item)
+	q.mu.Lock()
+	giveUp := q.counts.Count(item, q.limiter.Retries().Max)
+	q.mu.Unlock()
+	if giveUp {
+		q.limiter.GiveUp(item)
 		return
 	}
 	asked := false
 	defer func() {
-		if !asked && q.retries.Max > 0 {
+		if !asked {
 			q.mu.Lock()
 			q.counts.Uncount(item)
 			q.mu.Unlock()
 		}
 	}()
-	wait := limiter.WhenAt(q.limiter, item, time.Now())
+	wait := q.limiter.WhenAt(item, time.Now())
 	asked = true
 	q.TypedDelayingInterface.AddAfter(item, wait)
-}
-
-// count counts one rate-limited requeue of item, and returns zero if it may be requeued, or its
-// attempts once the count passes the maximum (see limiter.Counts).
-func (q *foreignRateLimiting[T]) count(item T) (gaveUp int) {
-	if q.retries.Max == 0 {
-		return 0
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.counts.Count(item, q.retries.Max)
 }
 
 // Forget makes the limiter forget item's failures, and drops its count of retries.
 func (q *foreignRateLimiting[T]) Forget(item T) {
 	keys.Check("Forget", item)
 	q.limiter.Forget(item)
-	if q.retries.Max > 0 {
-		q.mu.Lock()
-		q.counts.Drop(item)
-		q.mu.Unlock()
-	}
+	q.mu.Lock()
+	q.counts.Drop(item)
+	q.mu.Unlock()
 }
 
 // NumRequeues returns the failures the limiter counts for item.

@@ -103,6 +103,34 @@ func TestMaxPerGroupOnEveryKind(t *testing.T) {
 	}
 }
 
+// TestMaxPerGroupHoldsAcrossPriorities: a priority queue's limit is per group, whatever the
+// priorities of its items: a group at its limit through an item of one priority is skipped in
+// the turns of another.
+func TestMaxPerGroupHoldsAcrossPriorities(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{Group: namespace, MaxPerGroup: 1})
+		defer q.ShutDown()
+		high := 1
+		q.AddWithOpts(workqueue.AddOpts{Priority: &high}, "a/0")
+		q.AddBatch("a/1", "b/0")
+		var got []string
+		for range 2 {
+			item, _ := q.Get()
+			got = append(got, item)
+		}
+		if !slices.Equal(got, []string{"a/0", "b/0"}) {
+			t.Fatalf("handed out %v, want [a/0 b/0]: a/1 waits for a/0", got)
+		}
+		if q.Len() != 1 {
+			t.Fatalf("Len %d, want 1: a/1 held", q.Len())
+		}
+		q.Done("a/0")
+		if item, _ := q.Get(); item != "a/1" {
+			t.Fatalf("Get after a/0 is done = %q, want a/1", item)
+		}
+	})
+}
+
 func TestShutdownLiftsTheLimitOfAFIFOQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Group: namespace, MaxPerGroup: 1})

@@ -138,7 +138,7 @@ func (q *TypedPriorityQueue[T]) AddRateLimited(item T) {
 // retries and o.RateLimited, each item counts a retry, and the items that reach the maximum are
 // given up on, once the others are added.
 func (q *TypedPriorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
-	q.q.AddWithOpts(actor.AddOpts(o), q.limiter, items...)
+	q.q.AddWithOpts(o.After, o.RateLimited, o.Priority, q.limiter, items...)
 }
 
 // AddBatch adds items at once, ready now, at priority zero: AddWithOpts with no options.
@@ -195,4 +195,4 @@ func (q *TypedPriorityQueue[T]) ShuttingDown() bool { return q.q.ShuttingDown() 
 
 // Snapshot returns the queue's counts at this instant. Dirty counts the items added again while
 // processed, which wait for Done.
-func (q *TypedPriorityQueue[T]) Snapshot() Snapshot { return Snapshot(q.q.Snapshot()) }
+func (q *TypedPriorityQueue[T]) Snapshot() Snapshot { return snapshot(q.q.Queue) }

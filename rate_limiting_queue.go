@@ -124,11 +124,8 @@ func newRateLimiting[T comparable](constructor string, rateLimiter TypedRateLimi
 	case *rateLimitingQueue[T]:
 		dq = inner.delayingQueue
 	default:
-		if limiter.IsNil(rateLimiter) {
-			rateLimiter = limiter.Missing[T](constructor)
-		}
-		return &foreignRateLimiting[T]{TypedDelayingInterface: config.DelayingQueue, limiter: rateLimiter,
-			retries: retries}
+		return &foreignRateLimiting[T]{TypedDelayingInterface: config.DelayingQueue,
+			limiter: limiter.NewHandle(constructor, rateLimiter, retries)}
 	}
 	retries.Counter = dq.retries
 	return &rateLimitingQueue[T]{delayingQueue: dq, limiter: dq.q.Adopt(constructor, rateLimiter, retries)}

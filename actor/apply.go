@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/metrics"
-	"github.com/actorqueue/workqueue/queue"
 	"github.com/actorqueue/workqueue/queue/priority"
 )
 
@@ -14,7 +13,6 @@ import (
 type core[T comparable] interface {
 	Add(item T, at time.Time)
 	AddAfter(item T, at time.Time)
-	Advance(now time.Time) bool
 	NextDue() (time.Time, bool)
 	Due(now time.Time)
 	HandOut(now time.Time) (item T, priority int, ok bool)
@@ -25,14 +23,16 @@ type core[T comparable] interface {
 	Len() int
 	Processing() int
 	InProcessing() []T
-	Snapshot(now time.Time) queue.Snapshot
+	Dirty() int
+	Delayed() int
+	OldestSince() (time.Time, bool)
 	Events() []metrics.Event[T]
 }
 
 // exec applies c and answers its caller, if one waits. A panic of code of others that c runs
 // goes up to execAll, which answers c with it.
 func (q *Queue[T]) exec(c *command[T]) {
-	if q.readAhead {
+	if q.ready != nil {
 		q.fifo.Take(c.taken) // the takes that happened before c was sent
 	}
 	at := q.stamp(c)
@@ -62,9 +62,9 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 	case opAddAfter:
 		q.core.AddAfter(c.item, q.instantOf(c.at))
 	case opAddRateLimited:
-		if r.n = q.counts.Count(c.item, c.lim.Retries().Max); r.n > 0 {
+		if r.gaveUp = q.counts.Count(c.item, c.lim.Retries().Max); r.gaveUp {
 			c.lim.ForgetGivenUp(c.item)
-			break // given up on: the caller hears of it
+			break // the caller finishes giving up
 		}
 		// Asked even after shutdown, as client-go does: the failure still counts.
 		var d time.Duration
@@ -79,6 +79,7 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 			q.core.AddAfter(c.item, q.instantOf(c.at).Add(d))
 		}
 	case opDue:
+		q.duePosted = false
 		q.core.Due(q.instantOf(c.at))
 		if q.forward != nil {
 			q.forwardDue()
@@ -90,7 +91,7 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 		q.counts.Drop(c.item)
 	case opNumRequeues:
 		r.n = c.lim.NumRequeues(c.item)
-	case opDo:
+	case opDo, opSnapshot:
 		c.more.do()
 	case opGet:
 		if !q.core.Closed() {
@@ -112,8 +113,6 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 		}
 	case opLen:
 		r.n = q.core.Len()
-	case opSnapshot:
-		c.more.snapshot = q.core.Snapshot(q.instant())
 	case opTrackDelayed:
 		q.metrics.TrackDelayed()
 		q.metrics.SetDelayed(q.fifo.Delayed())
@@ -141,7 +140,7 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 	}
 	if d.rateLimited || d.delays != nil { // c.lim is set
 		if max := c.lim.Retries().Max; max > 0 {
-			b.GiveUp = func(item T) bool { return q.counts.Count(item, max) > 0 }
+			b.GiveUp = func(item T) bool { return q.counts.Count(item, max) }
 		}
 	}
 	if gaveUp = q.prio.AddBatch(b, now); len(gaveUp) > 0 {
@@ -166,7 +165,7 @@ func (q *Queue[T]) stamp(c *command[T]) time.Time {
 	switch {
 	case !q.metrics.Enabled():
 		return time.Time{}
-	case q.timed && (c.op == opAdd || c.op == opAddBatch || c.op == opDone || c.op == opTaken):
+	case q.timed && c.callerTimed():
 		return q.instantOf(c.at)
 	}
 	return q.clock.Now()

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/limiter"
-	"github.com/actorqueue/workqueue/queue"
 )
 
 // op is the kind of a command.
@@ -23,7 +22,7 @@ const (
 	opTaken                    // item, taken from ready at at: its metrics start
 	opDone                     // item
 	opLen                      // answers n
-	opSnapshot                 // answers snapshot
+	opSnapshot                 // do: reads the counts (as opDo, and takes a kept panic)
 	opTrackDelayed             // a delaying queue wraps this one: record its delayed items
 	opShutDown                 // answers once shut down (and drained)
 	opDo                       // do: a call to a limiter the queue adopted, made elsewhere
@@ -41,13 +40,21 @@ type command[T comparable] struct {
 	more  *details[T] // for the commands that need more, nil otherwise
 }
 
+// callerTimed reports whether c carries the instant of its call when the metrics trail the
+// calls (see Queue.timed): the adds and Dones that callers post, and the takes.
+func (c *command[T]) callerTimed() bool {
+	switch c.op {
+	case opAdd, opAddBatch, opDone, opTaken:
+		return true
+	}
+	return false
+}
+
 // details are the fields of the less common commands.
 type details[T comparable] struct {
 	items  []T  // opAddBatch; the answer of opShutDown with report, and of opAddBatch (given up)
 	drain  bool // opShutDown: wait until no item is being processed
 	report bool // opShutDown: answer with the items being processed
-
-	snapshot queue.Snapshot // the answer of opSnapshot
 
 	// The options of an add to a priority queue.
 	after       time.Duration
@@ -55,16 +62,17 @@ type details[T comparable] struct {
 	rateLimited bool
 	delays      []time.Duration // each item's delay, when the caller asked its limiter
 
-	do func() // opDo
+	do func() // opDo, opSnapshot
 }
 
-// result is the owner's answer to a command. The rarer answers (a snapshot, lists of items) go
-// into the command's details, which the caller reads once answered.
+// result is the owner's answer to a command. The rarer answers (lists of items) go into the
+// command's details, which the caller reads once answered.
 type result[T any] struct {
 	item      T
 	n         int  // a count, or the priority of a priority queue's item
 	shutdown  bool // the queue is shut down: no item
 	cancelled bool // a getter gave up before an item came
+	gaveUp    bool // opAddRateLimited: the owner gave up on the item
 	fault     any  // a panic to raise in the caller
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
-	"github.com/actorqueue/workqueue/queue"
 )
 
 // Add marks item as needing processing; after shutdown it does nothing. It panics in the
@@ -71,8 +70,8 @@ func (q *Queue[T]) AddRateLimited(item T, h *limiter.Handle[T]) {
 	running := !q.stopping.Load()
 	if r.Max == 0 {
 		q.post(c)
-	} else if attempts := q.call(c).n; attempts > 0 {
-		h.GiveUp(attempts, item)
+	} else if q.call(c).gaveUp {
+		h.GiveUp(item)
 		return
 	}
 	if running && r.Counter != nil {
@@ -112,12 +111,17 @@ func (q *Queue[T]) Done(item T) {
 // Len returns the number of items waiting to be handed out.
 func (q *Queue[T]) Len() int { return q.call(command[T]{op: opLen}).n }
 
-// Snapshot returns the queue's counts at this instant, without stopping it, also after
-// shutdown.
-func (q *Queue[T]) Snapshot() queue.Snapshot {
-	d := &details[T]{}
-	q.call(command[T]{op: opSnapshot, more: d})
-	return d.snapshot
+// Snapshot returns the queue's counts at this instant, those of the root package's Snapshot,
+// without stopping it, also after shutdown.
+func (q *Queue[T]) Snapshot() (queued, processing, dirty, delayed int, oldest time.Duration, shuttingDown bool) {
+	q.call(command[T]{op: opSnapshot, more: &details[T]{do: func() {
+		queued, processing, dirty, delayed = q.core.Len(), q.core.Processing(), q.core.Dirty(), q.core.Delayed()
+		if since, ok := q.core.OldestSince(); ok {
+			oldest = q.instant().Sub(since)
+		}
+		shuttingDown = q.core.Closed()
+	}}})
+	return queued, processing, dirty, delayed, oldest, shuttingDown
 }
 
 // ShuttingDown reports whether shutdown has begun.

@@ -41,6 +41,8 @@
 //   - Retry counts (Queue.counts): a maximum of retries is counted in the command that adds.
 //   - One alarm (alarm, timers.go): delays, a named queue's unfinished-work ticks and, on an
 //     injected clock, client-go's heartbeat.
+//   - Due items released by a command to itself (opDue, posted once: duePosted): an item that
+//     falls due takes effect in order with the commands around it, however many keep coming.
 //   - Checks in callers (Queue.check, checkAdd): an item that cannot be a map key, or whose
 //     group function panics, panics in the caller, so a grouped add need not wait.
 //   - Forward and StopWhen (Config): a delay heap in front of a queue of another package.

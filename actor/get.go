@@ -26,7 +26,7 @@ func (q *Queue[T]) GetWithContext(ctx context.Context) (item T, shutdown bool, e
 // get is Get, given up when ctx is done. Reading ahead, it takes an item from
 // ready, and asks the owner only once the queue is shutting down; otherwise see wait.
 func (q *Queue[T]) get(ctx context.Context) (item T, priority int, shutdown bool, err error) {
-	if !q.readAhead {
+	if q.ready == nil {
 		return q.wait(ctx)
 	}
 	select {

@@ -9,7 +9,7 @@ import (
 // refill hands items out at the end of a turn: into ready when reading ahead, else to the
 // getters waiting in the owner, oldest first, telling those left once nothing more can go.
 func (q *Queue[T]) refill() {
-	if q.readAhead {
+	if q.ready != nil {
 		q.fill()
 		return
 	}
@@ -67,7 +67,7 @@ func (q *Queue[T]) started(item T, priority int, at time.Time) result[T] {
 // getNow answers a getter of a queue shutting down at once: with the oldest item still waiting,
 // those in ready first, or shutdown == true.
 func (q *Queue[T]) getNow(at time.Time) result[T] {
-	if q.readAhead {
+	if q.ready != nil {
 		select {
 		case h := <-q.ready:
 			raiseTo(&q.taken, h.seq) // for the commands still to be stamped

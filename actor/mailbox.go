@@ -23,6 +23,7 @@ type mailbox[T comparable] struct {
 	sleeping   bool        // the owner found the mailbox empty and waits on wake
 	wake       chan struct{}
 	taken      *atomic.Uint64 // the watermark of takes
+	stopping   *atomic.Bool   // the queue's flag that shutdown has begun (see put)
 }
 
 // segment is a run of commands, oldest first, and the segment that follows it.
@@ -40,6 +41,11 @@ const (
 // put stamps c with the watermark of takes, appends it and wakes the owner if it is asleep,
 // under the lock, so that an owner that has woken finds every token sent before (see collect).
 // The owner passes wake false for a command to itself: it collects again before it sleeps.
+//
+// A shutdown command raises the stopping flag under the same lock, so that no command goes in
+// between the two: a command put after the flag is seen comes after the shutdown, and a caller
+// whose command went in after the shutdown finds the flag raised when it looks next (an Add
+// that returns, then sees ShuttingDown report false, was added before the shutdown).
 func (b *mailbox[T]) put(c command[T], wake bool) {
 	c.taken = b.taken.Load()
 	b.mu.Lock()
@@ -49,6 +55,9 @@ func (b *mailbox[T]) put(c command[T], wake bool) {
 		t = b.extend()
 	}
 	t.commands = append(t.commands, c)
+	if c.op == opShutDown {
+		b.stopping.Store(true)
+	}
 	if b.sleeping {
 		b.sleeping = false
 		if wake {

@@ -9,58 +9,48 @@ import (
 	"github.com/actorqueue/workqueue/queue/priority"
 )
 
-// AddOpts are the options of an add to a priority queue: controller-runtime's AddOpts.
-type AddOpts struct {
-	// After delays the item; zero or less makes it ready at once.
-	After time.Duration
-	// RateLimited delays the item by the rate limiter's wait, if that is shorter than After or
-	// After is zero.
-	RateLimited bool
-	// Priority ranks the item; higher goes first. nil means zero.
-	Priority *int
-}
-
 // PriorityQueue is a queue with controller-runtime's rules (see package queue/priority). Create
 // it with [NewPriority]. Its methods are safe for simultaneous use.
 type PriorityQueue[T comparable] struct {
 	*Queue[T]
 }
 
-// AddWithOpts adds items in order with the options o, asking h when o.RateLimited. An item
-// already there keeps the higher priority and the earlier instant. After shutdown it adds
-// nothing. With a maximum of retries and o.RateLimited, each item counts a requeue, even after
-// shutdown: the caller waits for the owner to count them, and gives up on those past the maximum.
+// AddWithOpts adds items in order with the options of the root package's AddOpts, asking h
+// when rateLimited. An item already there keeps the higher priority and the earlier instant.
+// After shutdown it adds nothing. With a maximum of retries and rateLimited, each item counts
+// a requeue, even after shutdown: the caller waits for the owner to count them, and gives up
+// on those past the maximum.
 //
 // A limiter that is not owned is asked in the caller first: its panic adds none. The items are
 // then added even if shutdown began meanwhile, as in controller-runtime, which asks it after
 // its last look at the shutdown (there, a Len just after ShutDown waits for the add).
-func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, h *limiter.Handle[T], items ...T) {
+func (q *PriorityQueue[T]) AddWithOpts(after time.Duration, rateLimited bool, prio *int, h *limiter.Handle[T], items ...T) {
 	for _, item := range items {
 		q.checkAdd("AddWithOpts", item)
 	}
-	counting := o.RateLimited && h.Retries().Max > 0
+	counting := rateLimited && h.Retries().Max > 0
 	stopping := q.stopping.Load()
 	if len(items) == 0 || stopping && !counting {
 		return
 	}
-	d := &details[T]{items: slices.Clone(items), after: o.After, rateLimited: o.RateLimited}
-	if o.Priority != nil {
-		d.priority = *o.Priority
+	d := &details[T]{items: slices.Clone(items), after: after, rateLimited: rateLimited}
+	if prio != nil {
+		d.priority = *prio
 	}
 	c := command[T]{op: opAddBatch, lim: h, more: d}
-	if o.After > 0 || o.RateLimited {
+	if after > 0 || rateLimited {
 		now := q.clock.Now() // so that a fake clock stepped right after counts from the call
 		c.at = q.since(now)
-		if o.RateLimited && !h.Owned() && !stopping {
+		if rateLimited && !h.Owned() && !stopping {
 			d.delays, d.rateLimited = make([]time.Duration, len(items)), false
 			for i, item := range items {
-				d.delays[i] = priority.Delay(o.After, h.WhenAt(item, now))
+				d.delays[i] = priority.Delay(after, h.WhenAt(item, now))
 			}
 		}
 	}
 	if counting {
 		q.call(c)
-		h.GiveUp(h.Retries().Max+1, d.items...) // the items the owner gave up on
+		h.GiveUp(d.items...) // the items the owner gave up on
 		return
 	}
 	q.post(c)

@@ -46,7 +46,7 @@ type Config[T comparable] struct {
 // methods are safe for simultaneous use, and none blocks after shutdown but ShutDownWithDrain.
 type Queue[T comparable] struct {
 	mailbox  mailbox[T]
-	ready    chan handoff[T] // reading ahead: reserved items on their way to getters
+	ready    chan handoff[T] // reserved items on their way to getters; nil: getters wait (see wait)
 	closing  chan struct{}   // closed when shutdown begins
 	handover chan struct{}   // closed when the owner has given up the state
 	exited   chan struct{}   // closed when the owner goroutine has returned
@@ -60,7 +60,6 @@ type Queue[T comparable] struct {
 	waits     bool           // callers wait for every command: the owner runs code of others
 	timed     bool           // callers read the clock for the owner's metrics, which do not wait
 	checkKeys bool           // items may fail to hash: check them before they reach the owner
-	readAhead bool           // items go to ready before getters ask (the built-in FIFO)
 	group     func(T) string // a grouped queue's group function, checked in callers (see checkAdd)
 	bubbled   bool           // built in a testing/synctest bubble (see Abandon)
 
@@ -69,21 +68,22 @@ type Queue[T comparable] struct {
 	adopted []*limiter.Handle[T] // the limiters q adopted, until released (under tomb)
 
 	// What the owner goroutine touches, and after the handover the caller holding tomb.
-	core     core[T]
-	fifo     *queue.Machine[T]    // the core of a FIFO queue; nil for a priority queue
-	prio     *priority.Machine[T] // the core of a priority queue; nil for a FIFO queue
-	metrics  *metrics.Queue[T]
-	meter    clock.Clock       // the metrics' clock: clock, or the real one (see NewPriority)
-	forward  func(T)           // see Config.Forward
-	stopWhen func() bool       // see Config.StopWhen
-	getters  []chan result[T]  // getters waiting in the owner for an item, oldest first
-	drainers []chan result[T]  // ShutDownWithDrain callers waiting for processing to end
-	stash    any               // a panic nobody waited for, for the next caller that waits
-	counts   limiter.Counts[T] // rate-limited requeues since the last Forget
-	now      time.Time         // the turn's instant on clock, read once; zero until read
-	schedule queue.Schedule    // the ticks and the heartbeat
-	apart    bool              // the metrics read the real clock, apart from the queue's
-	ahead    []T               // room for the items prefetch reads ahead for
+	core      core[T]
+	fifo      *queue.Machine[T]    // the core of a FIFO queue; nil for a priority queue
+	prio      *priority.Machine[T] // the core of a priority queue; nil for a FIFO queue
+	metrics   *metrics.Queue[T]
+	meter     clock.Clock       // the metrics' clock: clock, or the real one (see NewPriority)
+	forward   func(T)           // see Config.Forward
+	stopWhen  func() bool       // see Config.StopWhen
+	getters   []chan result[T]  // getters waiting in the owner for an item, oldest first
+	drainers  []chan result[T]  // ShutDownWithDrain callers waiting for processing to end
+	stash     any               // a panic nobody waited for, for the next caller that waits
+	duePosted bool              // the release of due items is in the mailbox (see catchUp)
+	counts    limiter.Counts[T] // rate-limited requeues since the last Forget
+	now       time.Time         // the turn's instant on clock, read once; zero until read
+	schedule  queue.Schedule    // the ticks and the heartbeat
+	apart     bool              // the metrics read the real clock, apart from the queue's
+	ahead     []T               // room for the items prefetch reads ahead for
 
 	// taken is the highest reservation any getter has taken: raised on every Get, so on a cache
 	// line of its own.
@@ -106,9 +106,8 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	q := newShell(c)
 	q.waits = q.waits || !builtin
 	q.timed = builtin && c.Metrics.Async()
-	q.readAhead = !q.waits && c.Group == nil // a grouped queue decides turns as getters ask
-	if q.readAhead {
-		q.ready = make(chan handoff[T], readySize)
+	if !q.waits && c.Group == nil { // a grouped queue decides turns as getters ask
+		q.ready = make(chan handoff[T], readySize) // read ahead
 	}
 	storage := c.Storage
 	if c.Group != nil {
@@ -182,7 +181,7 @@ func newShell[T comparable](c Config[T]) *Queue[T] {
 	q.meter = q.clock
 	q.schedule.TickFrom(q.origin)
 	q.mailbox.wake = make(chan struct{}, 1)
-	q.mailbox.taken = &q.taken
+	q.mailbox.taken, q.mailbox.stopping = &q.taken, &q.stopping
 	q.replies.New = func() any { return make(chan result[T], 1) }
 	return q
 }

@@ -19,7 +19,7 @@ import (
 func TestAFloodCannotHoldBackDueItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := newQueue(Config[int]{}) // the owner is not running: the test turns it by hand
-		q.readAhead = false          // keep every item in storage, in order
+		q.ready = nil                // keep every item in storage, in order
 		q.fifo.AddAfter(-1, time.Now())
 		const flood = 1000
 		for i := range flood {

@@ -5,7 +5,7 @@ import "time"
 // post sends c, and waits for the outcome when callers wait (see Queue.waits). An add or a Done
 // carries the instant of the call when the metrics measure from the calls (see Queue.timed).
 func (q *Queue[T]) post(c command[T]) {
-	if q.timed && (c.op == opAdd || c.op == opAddBatch || c.op == opDone) {
+	if q.timed && c.callerTimed() {
 		c.at = q.since(q.clock.Now())
 	}
 	if q.waits {
@@ -44,11 +44,6 @@ func (q *Queue[T]) ask(c command[T]) result[T] {
 // (P2) 3 to 25 times slower (see stress/PERFORMANCE.md).
 func (q *Queue[T]) send(c command[T]) {
 	q.mailbox.put(c, true)
-	if c.op == opShutDown {
-		// Raised once the command is in, so that a command sent after the flag is seen is
-		// applied after the shutdown.
-		q.stopping.Store(true)
-	}
 	// The owner closes handover before its last look at the mailbox: if it is still open, that
 	// look will find c; if closed, c may have come too late, and the caller applies it.
 	select {

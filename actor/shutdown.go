@@ -73,7 +73,7 @@ func (q *Queue[T]) shutDown(c *command[T]) (r result[T], parked bool) {
 // takes the owner has applied: a worker looping from Done to Get may take its next item before
 // the owner applies its Done, and client-go's drain then waits for that item too.
 func (q *Queue[T]) idle() bool {
-	return q.core.Processing() == 0 && (!q.readAhead || q.taken.Load() <= q.fifo.Started())
+	return q.core.Processing() == 0 && (q.ready == nil || q.taken.Load() <= q.fifo.Started())
 }
 
 func (q *Queue[T]) releaseDrainers() {

@@ -21,12 +21,14 @@ func (q *Queue[T]) catchUp() {
 	if q.stopWhen != nil {
 		q.watch()
 	}
-	if _, due := q.core.NextDue(); !due && !q.schedule.Running() {
+	due, delays := q.nextDue()
+	if !delays && !q.schedule.Running() {
 		return
 	}
 	now := q.clock.Now()
 	q.now = now
-	if q.core.Advance(now) {
+	if delays && !due.After(now) {
+		q.duePosted = true
 		q.mailbox.put(command[T]{op: opDue, at: q.since(now)}, false)
 	}
 	if q.schedule.Tick(now, q.core.Processing() > 0) {
@@ -62,10 +64,18 @@ func (q *Queue[T]) updateUnfinished() {
 // deadline returns the instant the alarm must wake the owner at, or zero for none.
 func (q *Queue[T]) deadline() time.Time {
 	at := soonest(q.schedule.NextBeat(), q.schedule.NextTick())
-	if due, ok := q.core.NextDue(); ok {
+	if due, ok := q.nextDue(); ok {
 		at = soonest(at, due)
 	}
 	return at
+}
+
+// nextDue returns when delayed items fall due next, unless their release is posted already.
+func (q *Queue[T]) nextDue() (time.Time, bool) {
+	if q.duePosted {
+		return time.Time{}, false
+	}
+	return q.core.NextDue()
 }
 
 // soonest returns the earlier of two instants, zero standing for none.

@@ -26,10 +26,10 @@ type Handle[T comparable] struct {
 
 // NewHandle returns the handle of l with the retries r. A nil l is accepted, as client-go's
 // queues accept it: asking the limiter then panics in the caller with a message naming
-// constructor, the function given nil (see [Missing]).
+// constructor, the function given nil.
 func NewHandle[T comparable](constructor string, l RateLimiter[T], r Retries[T]) *Handle[T] {
 	if IsNil(l) {
-		l = Missing[T](constructor)
+		l = missing[T]{constructor}
 	}
 	return &Handle[T]{limiter: l, retries: r}
 }
@@ -93,13 +93,32 @@ func (h *Handle[T]) ForgetGivenUp(items ...T) {
 	}
 }
 
-// GiveUp is the caller's part of giving up on items, each after attempts, once its queue has
-// counted them: a limiter that is not owned forgets each here, and the rest is as
-// [Retries.Abandon] says.
-func (h *Handle[T]) GiveUp(attempts int, items ...T) {
-	h.retries.Abandon(func(item T) {
+// GiveUp is the caller's part of giving up on items, once its queue has counted them (see
+// [Counts.Count]), in the caller's goroutine: a limiter that is not owned forgets each here,
+// the given-up counter counts it, and the give-up function hears of it with its attempts,
+// Max+1. If the function panics, the items after it are still given up, and the first panic
+// is raised once all are.
+func (h *Handle[T]) GiveUp(items ...T) {
+	var fault any
+	for _, item := range items {
 		if !h.Owned() {
 			h.limiter.Forget(item)
 		}
-	}, attempts, items...)
+		if h.retries.GivenUp != nil {
+			h.retries.GivenUp.Inc()
+		}
+		if h.retries.GiveUp != nil {
+			func() {
+				defer func() {
+					if p := recover(); p != nil && fault == nil {
+						fault = p
+					}
+				}()
+				h.retries.GiveUp(item, h.retries.Max+1)
+			}()
+		}
+	}
+	if fault != nil {
+		panic(fault)
+	}
 }

@@ -1,6 +1,7 @@
 package limiter
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -16,17 +17,17 @@ func (r *recorder) NumRequeues(string) int    { return 0 }
 
 // TestHandleGivesUpThroughWhoeverCallsTheLimiter: giving up on an item makes the limiter forget
 // it once, in the owner (ForgetGivenUp) when the owner calls the limiter, in the caller
-// (GiveUp) otherwise; the give-up function hears of it either way.
+// (GiveUp) otherwise; the give-up function hears of it either way, after Max+1 attempts.
 func TestHandleGivesUpThroughWhoeverCallsTheLimiter(t *testing.T) {
 	var heard []string
-	r := Retries[string]{Max: 1, GiveUp: func(item string, attempts int) { heard = append(heard, item) }}
+	r := Retries[string]{Max: 1, GiveUp: func(item string, attempts int) { heard = append(heard, fmt.Sprint(item, attempts)) }}
 
 	ours := NewExponential[string](time.Millisecond, time.Second)
 	owned := NewHandle("test", ours, r)
 	assert.True(t, owned.Adopt(&owner{}), "a limiter of this package is adopted")
 	owned.WhenAt("a", time.Now())
 	owned.WhenAt("b", time.Now())
-	owned.GiveUp(2, "a") // the caller's part: an owned limiter is not its to call
+	owned.GiveUp("a") // the caller's part: an owned limiter is not its to call
 	assert.Equal(t, 1, owned.NumRequeues("a"), "the caller left the owned limiter alone")
 	owned.ForgetGivenUp("a")
 	assert.Equal(t, 0, owned.NumRequeues("a"), "the owner made it forget")
@@ -37,9 +38,9 @@ func TestHandleGivesUpThroughWhoeverCallsTheLimiter(t *testing.T) {
 	assert.False(t, other.Adopt(&owner{}), "a limiter of others is never adopted")
 	other.ForgetGivenUp("c") // the owner's part: not its limiter to call
 	assert.Empty(t, theirs.forgot)
-	other.GiveUp(2, "c")
+	other.GiveUp("c")
 	assert.Equal(t, []string{"c"}, theirs.forgot, "the caller made it forget")
-	assert.Equal(t, []string{"a", "c"}, heard)
+	assert.Equal(t, []string{"a2", "c2"}, heard, "each after Max+1 attempts")
 }
 
 // TestHandleReleased: once released, a handle is no longer owned, and asks the limiter as

@@ -29,14 +29,12 @@ func IsNil[T comparable](l RateLimiter[T]) bool {
 	return own && isNil(l)
 }
 
-// Missing returns the stand-in for the nil rate limiter a queue was built with by constructor
-// (the name of the function given nil). client-go's queue calls the nil limiter in
-// AddRateLimited, Forget and NumRequeues, and fails there, in the caller, with a nil-pointer
-// dereference. Missing's methods fail at the same calls, with a runtime.Error that says what
-// is wrong. It is not one of this package's limiters: no queue adopts it, so it is called in
-// the caller's goroutine, as any limiter of others is.
-func Missing[T comparable](constructor string) RateLimiter[T] { return missing[T]{constructor} }
-
+// missing stands for the nil rate limiter a queue was built with by constructor (the name of
+// the function given nil). client-go's queue calls the nil limiter in AddRateLimited, Forget
+// and NumRequeues, and fails there, in the caller, with a nil-pointer dereference. missing's
+// methods fail at the same calls, with a runtime.Error that says what is wrong. It is not one
+// of this package's limiters: no queue adopts it, so it is called in the caller's goroutine,
+// as any limiter of others is.
 type missing[T comparable] struct{ constructor string }
 
 func (m missing[T]) When(T) time.Duration { panic(m.error("AddRateLimited")) }

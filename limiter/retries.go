@@ -18,55 +18,29 @@ type Retries[T comparable] struct {
 	GivenUp metrics.CounterMetric
 }
 
-// Abandon gives up on items, each after attempts: forget makes the rate limiter forget it, the
-// given-up counter counts it, and the give-up function hears of it, in the caller's goroutine.
-// If the function panics, the items after it are still given up, and the first panic is
-// raised once all are.
-func (r Retries[T]) Abandon(forget func(T), attempts int, items ...T) {
-	var fault any
-	for _, item := range items {
-		forget(item)
-		if r.GivenUp != nil {
-			r.GivenUp.Inc()
-		}
-		if r.GiveUp != nil {
-			func() {
-				defer func() {
-					if p := recover(); p != nil && fault == nil {
-						fault = p
-					}
-				}()
-				r.GiveUp(item, attempts)
-			}()
-		}
-	}
-	if fault != nil {
-		panic(fault)
-	}
-}
-
 // Counts are the rate-limited requeues of each item since its last Forget, which a queue counts
 // against [Retries.Max]. The zero value counts none. It is not safe for simultaneous use: a
 // queue keeps it in its owner goroutine, or under a lock.
 type Counts[T comparable] struct{ n map[T]int }
 
-// Count counts one rate-limited requeue of item under the maximum max. It returns zero if the
-// item may be requeued; once the count passes max, the item's attempts (max+1), its count then
-// dropped. With max zero it counts nothing and returns zero.
-func (c *Counts[T]) Count(item T, max int) (gaveUp int) {
+// Count counts one rate-limited requeue of item under the maximum max, and reports whether the
+// queue gives up on the item instead: once the count passes max, its count then dropped (the
+// rest of giving up is [Handle.ForgetGivenUp] and [Handle.GiveUp]). With max zero it counts
+// nothing and reports false.
+func (c *Counts[T]) Count(item T, max int) (giveUp bool) {
 	if max == 0 {
-		return 0
+		return false
 	}
 	n := c.n[item] + 1
 	if n > max {
 		delete(c.n, item)
-		return n
+		return true
 	}
 	if c.n == nil {
 		c.n = make(map[T]int)
 	}
 	c.n[item] = n
-	return 0
+	return false
 }
 
 // Uncount takes back one requeue of item that Count allowed but that did not happen (the

@@ -56,3 +56,33 @@ func (m *Queue[T]) Record(e Event[T], now time.Time) {
 		m.SetDelayed(e.N)
 	}
 }
+
+// Events holds the events a core reports since its shell last took them, oldest first. Its
+// zero value drops every event; [NewEvents](true) makes one that keeps them. It is not safe
+// for concurrent use.
+type Events[T comparable] struct {
+	on   bool
+	list []Event[T]
+}
+
+// NewEvents returns an empty Events that keeps events when on.
+func NewEvents[T comparable](on bool) Events[T] { return Events[T]{on: on} }
+
+// On reports whether events are kept: a core need not work out one that would be dropped.
+func (e *Events[T]) On() bool { return e.on }
+
+// Add keeps ev, when events are kept.
+func (e *Events[T]) Add(ev Event[T]) {
+	if e.on {
+		e.list = append(e.list, ev)
+	}
+}
+
+// Take returns the events kept since the last call, oldest first, and forgets them. The slice
+// is the buffer of e, good until the next Add: the shell records the events, then clears
+// them, so that the buffer holds no item.
+func (e *Events[T]) Take() []Event[T] {
+	list := e.list
+	e.list = e.list[:0]
+	return list
+}

@@ -71,8 +71,8 @@ func TestGroupedLimitHoldsAndReleases(t *testing.T) {
 	if got := popAll(s); !slices.Equal(got, []string{"a/0", "b/0", "a/1"}) {
 		t.Fatalf("handed out %v, want a/0 b/0 a/1", got)
 	}
-	if s.Len() != 3 || g.Out("a") != 2 {
-		t.Fatalf("Len %d, a out %d; want 3 held items, 2 out", s.Len(), g.Out("a"))
+	if s.Len() != 3 || g.limit.Out("a") != 2 {
+		t.Fatalf("Len %d, a out %d; want 3 held items, 2 out", s.Len(), g.limit.Out("a"))
 	}
 	s.Done("b/0") // another group's Done releases nothing
 	if got := popAll(s); len(got) != 0 {
@@ -123,8 +123,9 @@ func TestGroupedGroupsGoOnceDone(t *testing.T) {
 	for _, item := range popAll(s) {
 		s.Done(item)
 	}
-	if len(g.groups) != 0 || len(g.out) != 0 {
-		t.Fatalf("%d groups and %d items out kept once all is done", len(g.groups), len(g.out))
+	if len(g.groups) != 0 || len(g.limit.outOf) != 0 || len(g.limit.out) != 0 || len(g.limit.held) != 0 {
+		t.Fatalf("%d groups, %d items out, %d counts and %d held kept once all is done",
+			len(g.groups), len(g.limit.outOf), len(g.limit.out), len(g.limit.held))
 	}
 }
 

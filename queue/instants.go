@@ -1,6 +1,9 @@
 package queue
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // TrackInstants makes the state keep the instant of each add and each start, for the metrics
 // (see AddAt, Took and DoneAt); from then on every add must come with its instant. origin is
@@ -45,4 +48,30 @@ func (s *State[T]) Unfinished(now time.Time) (total, longest float64) {
 		}
 	}
 	return total, longest
+}
+
+// offset is an instant as the time since the state's origin, or none.
+type offset int64
+
+// none is the offset of no instant.
+const none offset = math.MinInt64
+
+// rel returns the offset of the instant t, none for the zero time. The first instant a state
+// without an origin is given becomes its origin.
+func (s *State[T]) rel(t time.Time) offset {
+	if t.IsZero() {
+		return none
+	}
+	if s.origin.IsZero() {
+		s.origin = t
+	}
+	return offset(t.Sub(s.origin))
+}
+
+// abs returns the instant of the offset o, the zero time for none.
+func (s *State[T]) abs(o offset) time.Time {
+	if o == none {
+		return time.Time{}
+	}
+	return s.origin.Add(time.Duration(o))
 }

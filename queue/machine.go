@@ -12,8 +12,8 @@ import (
 // package actor), and it runs nothing but that: no goroutines, no channels, no locks, no
 // clock. Every instant is an argument, and what the owner must do about a step is returned,
 // not done: the metric events to record ([Machine.Events]), the items a delay heap in front of
-// another queue must pass on ([Machine.Forwarded]), whether delayed items fall due
-// ([Machine.Advance]) and when next ([Machine.NextDue]).
+// another queue must pass on ([Machine.Forwarded]), and when delayed items fall due
+// ([Machine.NextDue]).
 //
 // The only code of others a Machine runs is a custom [Storage] and a group function (see
 // [Grouped]). If the storage panics, the step it was part of has changed nothing, but for the
@@ -22,16 +22,14 @@ import (
 //
 // A Machine is not safe for concurrent use. Create it with [NewMachine].
 type Machine[T comparable] struct {
-	state      *State[T]
-	delays     delay.Heap[T]
-	origin     time.Time // the delays' instants count from it
-	forward    bool      // a delay heap in front of another queue: due items are forwarded
-	record     bool      // metric events are wanted
-	closed     bool      // shutting down
-	duePending bool      // Advance reported items due, and Due has not been applied yet
-	delayed    int       // the delay heap's size as last reported
-	events     []metrics.Event[T]
-	forwarded  []T
+	state     *State[T]
+	delays    delay.Heap[T]
+	origin    time.Time // the delays' instants count from it
+	forward   bool      // a delay heap in front of another queue: due items are forwarded
+	closed    bool      // shutting down
+	delayed   int       // the delay heap's size as last reported
+	events    metrics.Events[T]
+	forwarded []T
 }
 
 // MachineConfig configures a [Machine]. The zero value is a FIFO with no metric events.
@@ -49,7 +47,8 @@ type MachineConfig[T comparable] struct {
 
 // NewMachine returns an empty machine configured by c.
 func NewMachine[T comparable](c MachineConfig[T]) *Machine[T] {
-	m := &Machine[T]{state: New(c.Storage), origin: c.Origin, forward: c.Forward, record: c.Metrics}
+	m := &Machine[T]{state: New(c.Storage), origin: c.Origin, forward: c.Forward,
+		events: metrics.NewEvents[T](c.Metrics)}
 	if c.Metrics {
 		m.state.TrackInstants(c.Origin)
 	}
@@ -63,8 +62,8 @@ func (m *Machine[T]) Add(item T, at time.Time) {
 	case m.closed:
 	case m.forward:
 		m.forwarded = append(m.forwarded, item)
-	case m.state.AddAt(item, at) && m.record:
-		m.emit(metrics.Event[T]{Kind: metrics.KindAdded, Item: item})
+	case m.state.AddAt(item, at) && m.events.On():
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item})
 	}
 }
 
@@ -78,23 +77,12 @@ func (m *Machine[T]) AddAfter(item T, at time.Time) {
 	m.noteDelayed()
 }
 
-// Advance reports whether delayed items are due at now, and not already reported: the owner
-// must then apply Due(now), in order with the commands it applies (a queue posts it to its own
-// mailbox). The owner calls it at the end of each turn.
-func (m *Machine[T]) Advance(now time.Time) bool {
-	at, ok := m.delays.Next()
-	if !ok || m.duePending || at > now.Sub(m.origin) {
-		return false
-	}
-	m.duePending = true
-	return true
-}
-
-// NextDue returns the instant the owner must wake at to call Advance, and false when no
-// delayed item waits or Advance has reported them already.
+// NextDue returns the instant the earliest delayed item falls due, and false when none waits:
+// the owner then applies Due, in order with the commands it applies (a queue posts it to its
+// own mailbox).
 func (m *Machine[T]) NextDue() (time.Time, bool) {
 	at, ok := m.delays.Next()
-	if !ok || m.duePending {
+	if !ok {
 		return time.Time{}, false
 	}
 	return m.origin.Add(at), true
@@ -102,7 +90,6 @@ func (m *Machine[T]) NextDue() (time.Time, bool) {
 
 // Due adds every delayed item whose instant is not after now, earliest first.
 func (m *Machine[T]) Due(now time.Time) {
-	m.duePending = false
 	at := now.Sub(m.origin)
 	for item, ok := m.delays.PopDue(at); ok; item, ok = m.delays.PopDue(at) {
 		m.Add(item, now)
@@ -125,11 +112,11 @@ func (m *Machine[T]) Take(upTo uint64) {
 // Took reports that a getter took item at the instant at: its metrics start, measuring the
 // queue latency from its add (Take said only that it was taken).
 func (m *Machine[T]) Took(item T, at time.Time) {
-	if !m.record {
+	if !m.events.On() {
 		return
 	}
 	if added, ok := m.state.Took(item, at); ok {
-		m.emit(metrics.Event[T]{Kind: metrics.KindStarted, Item: item, Since: added})
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindStarted, Item: item, Since: added})
 	}
 }
 
@@ -149,8 +136,8 @@ func (m *Machine[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
 // though it had never been handed out: it waits again, at the back, added at the instant at.
 func (m *Machine[T]) GiveBack(item T, priority int, at time.Time) {
 	m.state.AddAt(item, at) // being processed: now marked to go back into storage on Done
-	if m.state.Done(item) && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindReturned, Item: item})
+	if m.state.Done(item) && m.events.On() {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindReturned, Item: item})
 	}
 }
 
@@ -158,8 +145,8 @@ func (m *Machine[T]) GiveBack(item T, priority int, at time.Time) {
 // again during its processing waits again.
 func (m *Machine[T]) Done(item T) bool {
 	started, done := m.state.DoneAt(item)
-	if done && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindFinished, Item: item, Since: started})
+	if done && m.events.On() {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindFinished, Item: item, Since: started})
 	}
 	return done
 }
@@ -187,15 +174,9 @@ func (m *Machine[T]) ShutDown() bool {
 // Closed reports whether ShutDown has been called.
 func (m *Machine[T]) Closed() bool { return m.closed }
 
-// Events returns the metric events of the steps since the last call, oldest first, and forgets
-// them; none unless [MachineConfig.Metrics] asked for them. The slice is the machine's buffer,
-// good until the next step: the owner records the events, then clears them, so that the
-// buffer holds no item.
-func (m *Machine[T]) Events() []metrics.Event[T] {
-	e := m.events
-	m.events = m.events[:0]
-	return e
-}
+// Events returns the metric events of the steps since the last call (see [metrics.Events.Take]);
+// none unless [MachineConfig.Metrics] asked for them.
+func (m *Machine[T]) Events() []metrics.Event[T] { return m.events.Take() }
 
 // Forwarded returns the items that fell due since the last call, in a machine that forwards
 // them (see [MachineConfig.Forward]), and forgets them. Like Events, the slice is the
@@ -232,37 +213,22 @@ func (m *Machine[T]) Unreserved() int { return m.state.Len() - m.state.Reservati
 
 // Prefetch reads ahead the memory that adding items will touch, once the waiting items have
 // outgrown the cache: call it with the items of a run of adds before making them.
-func (m *Machine[T]) Prefetch(items []T) {
-	if m.state.Outgrown() {
-		m.state.Prefetch(items)
-	}
-}
+func (m *Machine[T]) Prefetch(items []T) { m.state.Prefetch(items) }
 
 // Outgrown reports whether the waiting items have outgrown the cache, so that Prefetch pays.
 func (m *Machine[T]) Outgrown() bool { return m.state.Outgrown() }
 
-// Snapshot returns the machine's counts at now.
-func (m *Machine[T]) Snapshot(now time.Time) Snapshot {
-	s := Snapshot{
-		Queued:       m.state.Len(),
-		Processing:   m.state.Processing(),
-		Dirty:        m.state.Requeued(),
-		Delayed:      m.delays.Len(),
-		ShuttingDown: m.closed,
-	}
-	if since, ok := m.state.OldestSince(); ok {
-		s.OldestInFlight = now.Sub(since)
-	}
-	return s
-}
+// Dirty returns the number of items being processed that were added again since.
+func (m *Machine[T]) Dirty() int { return m.state.Requeued() }
 
-// emit records a metric event for the owner.
-func (m *Machine[T]) emit(e metrics.Event[T]) { m.events = append(m.events, e) }
+// OldestSince returns when the item processed for the longest time was reserved, and false
+// when none is (see [State.OldestSince]).
+func (m *Machine[T]) OldestSince() (time.Time, bool) { return m.state.OldestSince() }
 
 // noteDelayed reports the delay heap's size, when it changed.
 func (m *Machine[T]) noteDelayed() {
-	if n := m.delays.Len(); m.record && n != m.delayed {
+	if n := m.delays.Len(); m.events.On() && n != m.delayed {
 		m.delayed = n
-		m.emit(metrics.Event[T]{Kind: metrics.KindDelayed, N: n})
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindDelayed, N: n})
 	}
 }

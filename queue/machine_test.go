@@ -49,8 +49,6 @@ func machineCall(m *Machine[string], c string, now time.Time) string {
 		fmt.Sscan(ms, &d)
 		m.AddAfter(item, now.Add(time.Duration(d)*time.Millisecond))
 		return ""
-	case "advance":
-		return fmt.Sprint(m.Advance(now))
 	case "nextdue":
 		at, ok := m.NextDue()
 		if !ok {
@@ -90,7 +88,8 @@ func machineCall(m *Machine[string], c string, now time.Time) string {
 	case "forwarded":
 		return fmt.Sprint(m.Forwarded())
 	case "oldest":
-		return m.Snapshot(now).OldestInFlight.String()
+		since, _ := m.OldestSince()
+		return now.Sub(since).String()
 	}
 	panic("unknown step " + c)
 }
@@ -125,11 +124,9 @@ func TestMachine(t *testing.T) {
 		{call: "after b/300", events: "delayed 1", queued: 1, delay: 1},
 		{call: "after b/500", queued: 1, delay: 1}, // keeps the earlier instant
 		{call: "nextdue", want: "300", queued: 1, delay: 1},
-		{at: 299, call: "advance", want: "false", queued: 1, delay: 1},
-		{at: 300, call: "advance", want: "true", queued: 1, delay: 1},
-		{at: 300, call: "nextdue", want: "none", queued: 1, delay: 1}, // reported: no alarm until Due
-		{at: 300, call: "advance", want: "false", queued: 1, delay: 1},
+		{at: 299, call: "due", queued: 1, delay: 1}, // not yet: nothing
 		{at: 301, call: "due", events: "added b, delayed 0", queued: 2},
+		{at: 301, call: "nextdue", want: "none", queued: 2},
 		// Two steps of a get: reserved items still count as queued; a take starts them.
 		{at: 310, call: "reserve", want: "a#1", queued: 2},
 		{at: 320, call: "reserve", want: "b#2", queued: 2},
@@ -150,7 +147,7 @@ func TestMachine(t *testing.T) {
 		{at: 500, call: "shutdown", want: "false", doing: 2},
 		{at: 510, call: "add d", doing: 2},     // ignored once shut down
 		{at: 520, call: "after e/1", doing: 2}, // so is a delay
-		{at: 530, call: "advance", want: "false", doing: 2},
+		{at: 530, call: "nextdue", want: "none", doing: 2},
 		{at: 540, call: "done a", want: "true", events: "finished a@460", doing: 1}, // Done works on
 	})
 }
@@ -171,7 +168,7 @@ func TestForwardingMachineHandsDueItemsBack(t *testing.T) {
 	runMachine(t, m, []mstep{
 		{call: "after a/10", delay: 1},
 		{call: "after b/5", delay: 2},
-		{at: 10, call: "advance", want: "true", delay: 2},
+		{at: 10, call: "nextdue", want: "5", delay: 2},
 		{at: 10, call: "due"},
 		{at: 10, call: "forwarded", want: "[b a]"}, // earliest first, and nothing queued here
 		{at: 10, call: "forwarded", want: "[]"},

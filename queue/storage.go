@@ -2,19 +2,13 @@ package queue
 
 import "math/bits"
 
-// Storage holds the items that wait to be handed out, in an order of its choosing. [State] calls
-// it from one goroutine at a time, and only with items in a consistent state: Push with an item
-// it does not hold, Touch with an item it holds, Pop when Len is positive. It is the interface
-// client-go calls Queue[T], so any custom storage written for client-go fits.
+// Storage holds the items that wait to be handed out, in an order of its choosing: the root
+// package's Queue, client-go's interface of that name, whose documentation is the contract
+// [State] keeps with it. [FIFO] and [Grouped] are the core's own.
 type Storage[T comparable] interface {
-	// Touch is called when an item the storage holds is added again. A storage that orders by
-	// priority may use it to move the item; a FIFO ignores it.
 	Touch(item T)
-	// Push stores a new item.
 	Push(item T)
-	// Len returns the number of stored items.
 	Len() int
-	// Pop removes and returns the next item to hand out.
 	Pop() T
 }
 

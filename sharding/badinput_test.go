@@ -1,12 +1,16 @@
 package sharding
 
 import (
+	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"k8s.io/client-go/tools/leaderelection"
+
 	"github.com/actorqueue/workqueue"
+	"github.com/actorqueue/workqueue/sharding/internal/timing"
 	"github.com/actorqueue/workqueue/sharding/leasetest"
 )
 
@@ -26,6 +30,9 @@ func TestBadConfigPanics(t *testing.T) {
 		"RetryPeriod":              func(c *Config) { c.RetryPeriod = 9 * time.Second },
 		"MaxClockDrift":            func(c *Config) { c.MaxClockDrift = -1 },
 		"leaves no time to drain ": func(c *Config) { c.RenewDeadline = 13 * time.Second },
+		"RenewDeadline is 1s with RetryPeriod 250ms": func(c *Config) {
+			c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 2*time.Second, time.Second, 250*time.Millisecond
+		},
 	} {
 		cfg := valid()
 		cfg.LeaseDuration = DefaultLeaseDuration
@@ -41,10 +48,15 @@ func TestBadConfigPanics(t *testing.T) {
 		}()
 	}
 	s := New(valid())
+	// Shut down, or their goroutines outlive the test until the garbage collector finds them,
+	// and goleak may find them first (it did, one run in a few hundred).
+	texts, ints := workqueue.NewTypedRateLimitingQueue[string](nil), workqueue.NewTypedRateLimitingQueue[int](nil)
+	defer texts.ShutDown()
+	defer ints.ShutDown()
 	for name, f := range map[string]func(){
-		"nil Sharder":   func() { Wrap[string](nil, workqueue.NewTypedRateLimitingQueue[string](nil), QueueConfig[string]{}) },
+		"nil Sharder":   func() { Wrap[string](nil, texts, QueueConfig[string]{}) },
 		"nil queue":     func() { Wrap[string](s, nil, QueueConfig[string]{}) },
-		"Hash is nil":   func() { Wrap[int](s, workqueue.NewTypedRateLimitingQueue[int](nil), QueueConfig[int]{}) },
+		"Hash is nil":   func() { Wrap[int](s, ints, QueueConfig[int]{}) },
 		"buckets is 0":  func() { BucketOf(1, 0) },
 		"out of [0, 2)": func() { ShardSelector("object.metadata.uid", 2, 2) },
 	} {
@@ -57,6 +69,28 @@ func TestBadConfigPanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestRetryPeriodAsTheElectorWants: New refuses a RetryPeriod exactly where client-go's
+// elector does (RenewDeadline not above JitterFactor times it), so that the elector never
+// refuses what New took.
+func TestRetryPeriodAsTheElectorWants(t *testing.T) {
+	for _, renew := range []time.Duration{12 * time.Second, 12*time.Second + time.Millisecond} {
+		cfg := Config{Client: leasetest.NewServer().Clientset(nil).CoordinationV1(), Namespace: "ns", Name: "x", Identity: "a", Buckets: 1,
+			LeaseDuration: 30 * time.Second, RenewDeadline: renew, RetryPeriod: 10 * time.Second}
+		_, electorErr := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+			Lock: newBucketLease(&Sharder{cfg: cfg, holds: make([]timing.Hold, 1)}, 0), LeaseDuration: cfg.LeaseDuration,
+			RenewDeadline: renew, RetryPeriod: cfg.RetryPeriod, Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: func(context.Context) {}, OnStoppedLeading: func() {}}})
+		refused := func() (refused bool) {
+			defer func() { refused = recover() != nil }()
+			New(cfg)
+			return false
+		}()
+		if refused != (electorErr != nil) {
+			t.Errorf("RenewDeadline %v, RetryPeriod %v: New refused %v, the elector said %v", renew, cfg.RetryPeriod, refused, electorErr)
+		}
 	}
 }
 

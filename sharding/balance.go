@@ -10,43 +10,38 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/actorqueue/workqueue/sharding/internal/timing"
 )
 
-// The buckets spread over the replicas by two rules, both of which only decide when to
-// campaign: who holds a bucket is always decided by client-go's election on its Lease.
-//
-//   - Fair share. Every RetryPeriod a replica lists the Leases and counts the live replicas:
-//     itself and every holder whose Lease records it has seen change within LeaseDuration.
-//     It does not acquire a bucket while it holds ceil(Buckets/live) or more, unless the bucket
-//     has stayed free for three RetryPeriods, so that a bucket nobody else takes is taken
-//     anyway.
-//   - Hand-over requests. A replica holding at least two buckets fewer than the busiest live
-//     replica names itself in the annotation sharding.actorqueue.io/requested-by on one of that
-//     replica's Leases. The holder sees it at its next renewal (the request changed the
-//     Lease's resourceVersion, so the renewal reads the Lease again), hands the bucket back
-//     gracefully (drain, then release), and stays out of that bucket's election for
-//     LeaseDuration, during which the requester acquires it. The release keeps the annotation,
-//     and the others leave the bucket to the requester for three RetryPeriods; whoever acquires
-//     the Lease removes it.
+// The buckets spread over the replicas by a fair share and hand-over requests, whose rules
+// live in package timing (Census, Restraint); both only decide when to campaign: who holds a
+// bucket is always decided by client-go's election on its Lease. Here is the I/O. The
+// balancer lists the Leases every RetryPeriod and writes the requests the census decides on,
+// naming this replica in the annotation sharding.actorqueue.io/requested-by of one of the
+// busiest replica's Leases. The holder sees it at its next renewal (the request changed the
+// Lease's resourceVersion, so the renewal reads the Lease again: bucketLease.Get), hands the
+// bucket back gracefully (drain, then release: campaign.go), and stays out of that bucket's
+// election for LeaseDuration, during which the requester acquires it. The release keeps the
+// annotation, so that the others' Restraint leaves the bucket to the requester; whoever
+// acquires the Lease removes it (bucketLease.Update).
 //
 // spec.preferredHolder, the field Kubernetes' coordinated leader election uses to end a term,
-// would say the same, but kube-apiserver drops it unless the CoordinatedLeaderElection feature
-// gate is on (beta and off by default in v1.37), and with the gate on refuses it without
-// spec.strategy, which would hand the election to the API server's coordinator. An annotation
-// is stored by every API server.
+// would say what the request says, but kube-apiserver drops it unless the
+// CoordinatedLeaderElection feature gate is on (beta and off by default in v1.37), and with the
+// gate on refuses it without spec.strategy, which would hand the election to the API server's
+// coordinator. An annotation is stored by every API server.
 
 // labelName labels the Leases of a sharder with its Config.Name, so that they can be listed.
 const labelName = "sharding.actorqueue.io/name"
 
-// errAtShare is the error the lock returns instead of acquiring a bucket beyond the fair share;
-// the elector retries after RetryPeriod.
+// errAtShare is the error a bucketLease returns instead of acquiring a bucket beyond what the
+// balance allows; the elector retries after RetryPeriod.
 var errAtShare = errors.New("sharding: this replica holds its fair share of buckets")
 
-// leaseView is what the balancer last saw of one Lease.
-type leaseView struct {
-	holder    string
-	renew     time.Time // spec.renewTime, as the holder wrote it: compared, never trusted as time
-	changedAt time.Time // when this replica saw holder or renew change, by its own clock
+// newCensus returns the census of this replica (see timing.Census).
+func (s *Sharder) newCensus() *timing.Census {
+	return timing.NewCensus(s.cfg.Identity, s.cfg.Buckets, s.cfg.LeaseDuration)
 }
 
 // balance lists the Leases every RetryPeriod until ctx is done, updating the fair share and
@@ -55,12 +50,11 @@ type leaseView struct {
 // requested-by); until it asks, they do not count it, so replicas that start together each
 // compute a share among fewer replicas than there are, and ask for more than they keep.
 func (s *Sharder) balance(ctx context.Context) {
-	views := make(map[string]leaseView)
-	requested := make(map[string]time.Time) // Lease name → when the request lapses
+	census := s.newCensus()
 	ticker := time.NewTicker(s.cfg.RetryPeriod)
 	defer ticker.Stop()
 	for {
-		s.look(ctx, views, requested)
+		s.look(ctx, census)
 		select {
 		case <-ctx.Done():
 			return
@@ -69,8 +63,9 @@ func (s *Sharder) balance(ctx context.Context) {
 	}
 }
 
-// look lists the Leases once; see balance.
-func (s *Sharder) look(ctx context.Context, views map[string]leaseView, requested map[string]time.Time) {
+// look lists the Leases once, stores the fair share the census computes, and writes the
+// requests it decides on; see balance.
+func (s *Sharder) look(ctx context.Context, census *timing.Census) {
 	leases := s.cfg.Client.Leases(s.cfg.Namespace)
 	list, err := leases.List(ctx, metav1.ListOptions{LabelSelector: labelName + "=" + s.cfg.Name})
 	if err != nil {
@@ -80,57 +75,19 @@ func (s *Sharder) look(ctx context.Context, views map[string]leaseView, requeste
 		return
 	}
 	now := time.Now()
-	counts := map[string]int{s.cfg.Identity: 0}
-	var mine int
-	byHolder := make(map[string][]*coordinationv1.Lease)
+	seen := make([]timing.LeaseSeen, len(list.Items))
+	byName := make(map[string]*coordinationv1.Lease, len(list.Items))
 	for i := range list.Items {
 		lease := &list.Items[i]
-		view := leaseView{holder: holder(lease)}
+		seen[i] = timing.LeaseSeen{Name: lease.Name, Holder: holder(lease), Requester: lease.Annotations[annotationRequest]}
 		if lease.Spec.RenewTime != nil {
-			view.renew = lease.Spec.RenewTime.Time
+			seen[i].Renew = lease.Spec.RenewTime.Time
 		}
-		if old, ok := views[lease.Name]; ok && old.holder == view.holder && old.renew.Equal(view.renew) {
-			view.changedAt = old.changedAt
-		} else {
-			view.changedAt = now
-		}
-		views[lease.Name] = view
-		requester := lease.Annotations[annotationRequest]
-		if requester != "" && now.Sub(view.changedAt) < s.cfg.LeaseDuration {
-			counts[requester] += 0 // a replica asking for a bucket, or handed one, is live
-		}
-		if view.holder == "" || now.Sub(view.changedAt) >= s.cfg.LeaseDuration {
-			continue // free, released, or its holder stopped renewing
-		}
-		counts[view.holder]++
-		if view.holder == s.cfg.Identity {
-			mine++
-		} else if requester == "" {
-			byHolder[view.holder] = append(byHolder[view.holder], lease)
-		}
+		byName[lease.Name] = lease
 	}
-	share := (s.cfg.Buckets + len(counts) - 1) / len(counts)
-	s.share.Store(int64(share))
-
-	for name, until := range requested {
-		if now.After(until) || views[name].holder == s.cfg.Identity {
-			delete(requested, name) // lapsed, or granted
-		}
-	}
-	// Ask the busiest replicas for buckets while this one holds two fewer than they do.
-	for deficit := share - mine - len(requested); deficit > 0; deficit-- {
-		busiest := ""
-		for holder, leases := range byHolder {
-			if len(leases) > 0 && (busiest == "" || counts[holder] > counts[busiest]) {
-				busiest = holder
-			}
-		}
-		if busiest == "" || counts[busiest] < mine+len(requested)+2 {
-			return
-		}
-		lease := byHolder[busiest][0]
-		byHolder[busiest] = byHolder[busiest][1:]
-		counts[busiest]--
+	s.share.Store(int64(census.Look(now, seen)))
+	for name, ok := census.Ask(); ok; name, ok = census.Ask() {
+		lease := byName[name]
 		if lease.Annotations == nil {
 			lease.Annotations = make(map[string]string)
 		}
@@ -144,7 +101,7 @@ func (s *Sharder) look(ctx context.Context, views map[string]leaseView, requeste
 			}
 			return
 		}
-		requested[lease.Name] = now.Add(s.cfg.LeaseDuration)
+		census.Asked(now, name)
 	}
 }
 
@@ -156,23 +113,6 @@ func (s *Sharder) failed(ctx context.Context, op, lease string, err error) {
 		m.RequestFailed(op, err)
 	}
 }
-
-// mayAcquire reports whether this replica may acquire a bucket: it holds fewer than its fair
-// share and another replica has not asked for the bucket, or the bucket has stayed free since
-// firstRefused for the grace period.
-func (s *Sharder) mayAcquire(firstRefused time.Time, requestedByAnother bool) bool {
-	if !firstRefused.IsZero() && time.Since(firstRefused) >= s.grace() {
-		return true
-	}
-	s.mu.Lock()
-	holding := s.holding
-	s.mu.Unlock()
-	return !requestedByAnother && int64(holding) < s.share.Load()
-}
-
-// grace is how long a free bucket waits for a replica below its share, or for the replica it
-// was handed to, before any replica may take it: three attempts of theirs.
-func (s *Sharder) grace() time.Duration { return 3 * s.cfg.RetryPeriod }
 
 // requestHandover notes that another replica asked for bucket b.
 func (s *Sharder) requestHandover(b int) {

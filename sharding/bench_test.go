@@ -32,7 +32,7 @@ func BenchmarkQueue(b *testing.B) {
 	})
 	b.Run("sharded", func(b *testing.B) {
 		s := New(Config{Client: leasetest.NewServer().Clientset(nil).CoordinationV1(), Namespace: "default", Name: "bench", Identity: "a", Buckets: 16,
-			LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond})
+			LeaseDuration: 2 * time.Second, RenewDeadline: 1200 * time.Millisecond, RetryPeriod: 250 * time.Millisecond})
 		q := Wrap(s, workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()), QueueConfig[string]{})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})

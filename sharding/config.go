@@ -5,7 +5,8 @@ import (
 	"time"
 
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	"k8s.io/client-go/tools/leaderelection"
+
+	"github.com/actorqueue/workqueue/sharding/internal/timing"
 )
 
 // Config configures a [Sharder]. Client, Namespace, Name, Identity and Buckets are required;
@@ -88,39 +89,24 @@ func (c Config) withDefaults() Config {
 		panic("sharding: Config.Identity is empty")
 	case c.Buckets <= 0:
 		panic(fmt.Sprintf("sharding: Config.Buckets is %d, want > 0", c.Buckets))
-	case c.LeaseDuration < time.Second || c.LeaseDuration%time.Second != 0:
-		panic(fmt.Sprintf("sharding: Config.LeaseDuration is %v, want a whole number of seconds, as a Lease records it", c.LeaseDuration))
-	case c.RenewDeadline <= 0 || c.RenewDeadline >= c.LeaseDuration:
-		panic(fmt.Sprintf("sharding: Config.RenewDeadline is %v, want it in (0, LeaseDuration %v)", c.RenewDeadline, c.LeaseDuration))
-	case c.RetryPeriod <= 0 || float64(c.RenewDeadline) <= leaderelection.JitterFactor*float64(c.RetryPeriod):
-		panic(fmt.Sprintf("sharding: Config.RetryPeriod is %v, want it positive and RenewDeadline %v above %v times it, as client-go's leader election does",
-			c.RetryPeriod, c.RenewDeadline, leaderelection.JitterFactor))
-	case c.MaxClockDrift < 0 || c.MaxClockDrift >= 1:
-		panic(fmt.Sprintf("sharding: Config.MaxClockDrift is %v, want it in [0, 1)", c.MaxClockDrift))
 	}
-	if c.drainBudget() <= 0 {
-		panic(fmt.Sprintf("sharding: Config leaves no time to drain a lost bucket: LeaseDuration/(1+MaxClockDrift) = %v must exceed RenewDeadline+RetryPeriod = %v",
-			c.holdWindow(), c.RenewDeadline+c.RetryPeriod))
+	if err := c.durations().Check(); err != nil {
+		panic(err.Error())
 	}
 	return c
 }
 
-// holdWindow is how long after the first write of the record the others see began this
-// replica may still act on the bucket: another replica cannot acquire it sooner (see lock.go
-// and the package documentation).
-func (c Config) holdWindow() time.Duration {
-	return time.Duration(float64(c.LeaseDuration) / (1 + c.MaxClockDrift))
+// durations returns the durations of c, defaulted, as package timing takes them.
+func (c Config) durations() timing.Durations {
+	return timing.Durations{LeaseDuration: c.LeaseDuration, RenewDeadline: c.RenewDeadline, RetryPeriod: c.RetryPeriod, MaxClockDrift: c.MaxClockDrift}
 }
 
-// DrainBudget returns the time a reconcile has, once its context's deadline has passed
-// (see [Queue.Context]), to return, and for its last write to be applied, before another
+// DrainBudget returns the time a reconcile has, once its context has ended (see
+// [Queue.Context]), to return, and for its last write to be applied, before another
 // replica may acquire the bucket: LeaseDuration/(1+MaxClockDrift) − RenewDeadline −
 // RetryPeriod, with c's zero fields defaulted. It panics as [New] does if c is invalid.
 //
-// A context's deadline is RenewDeadline+RetryPeriod after the write that the hold window
-// counts from began, the instant by which client-go's elector reports a loss when its answers
-// are prompt; when they are late, the deadline comes first.
-func (c Config) DrainBudget() time.Duration { return c.withDefaults().drainBudget() }
-
-// drainBudget is DrainBudget of a Config with defaults.
-func (c Config) drainBudget() time.Duration { return c.holdWindow() - c.RenewDeadline - c.RetryPeriod }
+// A key's context ends RenewDeadline+RetryPeriod after the write that the hold window counts
+// from began, the instant by which client-go's elector reports a loss when its answers are
+// prompt; when they are late, the context ends first.
+func (c Config) DrainBudget() time.Duration { return c.withDefaults().durations().DrainBudget() }

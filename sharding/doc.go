@@ -79,9 +79,11 @@
 // renewals keep up. They keep up while the record changes at least every RenewDeadline +
 // RetryPeriod, answer included: with RetryPeriod under a second the record changes once a
 // second (by the first renewal of each second of renewTime), so RenewDeadline must exceed
-// 1 s by a few round trips to the API server, or the contexts end now and then on a healthy
-// replica (the keys are then retried, below). With client-go's defaults every renewal
-// changes the record.
+// 1 s by two round trips to the API server, or the contexts end now and then on a healthy
+// replica (the keys are then retried, below). New refuses a RenewDeadline of a second or less
+// with a RetryPeriod under a second, where no round trip is short enough; 1.2 s, with 2 s
+// Leases and 250 ms retries, leaves round trips of up to 100 ms. With client-go's defaults
+// every renewal changes the record.
 //
 // When the renewals are late, so that the keys' contexts end while the bucket is still held
 // (the tenure has lapsed), the Queue sets the bucket's keys aside instead of handing them out,
@@ -93,13 +95,56 @@
 // holder's clock, and the new holder waited that long (or the previous holder released the
 // Lease, which it does only once drained).
 //
+// Every rule of this section, and of the next two, lives in one place without I/O, package
+// internal/timing, where step tables at fixed instants test it: the durations (Durations),
+// the hold window and the tenure rule (Hold), whether a key may still be acted on and when its
+// context ends (Tenure), whether to acquire (Restraint), who is live and whom to ask for a
+// bucket (Census). The rest of this package is the shell: electors, Lease requests, queues.
+//
+// # Tenures
+//
+// A tenure is an unbroken hold of a bucket by this replica. The invariant: a key's hold
+// belongs to the tenure in which it was handed out, and a tenure never spans an interval in
+// which this replica's hold window was closed or another replica could have held the bucket.
+// So a write of the Lease that succeeds begins a new tenure when it acquires the Lease (the
+// record it replaces names another holder or none), or when its answer comes once the hold
+// window had closed on this replica's clock; the keys of the tenure before are then fenced
+// for good ([Queue.Held] and [Fence] say no, their contexts end), the interruption is reported
+// (Metrics.HandedOver, Cause Interrupted), and, the bucket being held still, they are handed
+// out again under the new tenure once done. Every path that keeps a hold going, and why it
+// is safe:
+//
+//   - A renewal answered late, within the window: it replaced this replica's own record, at
+//     the resourceVersion it read or wrote, so no other holder came in between; the window
+//     moves only if the record changed, from when the first write of it began.
+//   - A renewal answered after the window closed (a process paused with the answer on its
+//     way): a new tenure, whose window, counted from that write's start, may have closed
+//     already; it then hands nothing out until a later renewal begins one more.
+//   - A lapse (the keys' end passed, the window still open) and its recovery: the keys'
+//     contexts ended at the lapse, the keys were set aside, and a renewal answered before the
+//     window closed continues the tenure, as above; one answered after begins a new one.
+//   - client-go's elector acquiring the Lease inside its own renew loop, without a new
+//     OnStartedLeading (another replica held the bucket and released it, or it expired):
+//     the record replaced names another holder or none, so a new tenure, which the sharder
+//     learns from the write itself, not from the elector.
+//   - A loss, then a new campaign: the old tenure's window stays where its last renewal left
+//     it (the elector writes nothing more), the keys' contexts end, and the replica waits for
+//     them until the window closes; the next campaign's first write begins a new tenure, so a
+//     key of the old one never becomes held again.
+//   - A release that meets a conflict: it runs once the elector has stopped and the bucket is
+//     drained, reads the Lease again and empties it only if it still names this replica; it
+//     writes no record naming this replica, so it extends nothing.
+//   - Re-acquisition after a hand-over request: the campaign that handed the bucket back has
+//     ended; the replica stays out of the election for LeaseDuration, and acquires the bucket,
+//     if at all, in a new campaign, under a new tenure.
+//
 // # Fencing
 //
 // Neither the context nor the Lease can stop a write already on its way. What a reconcile has
 // instead: its context, whose end tells it to begin to stop, and [Queue.Held] (or [Fence], on
 // the context), which reads the clock and returns the end of the hold window, moved by every
-// renewal since: a write that takes effect before it cannot meet another replica's processing
-// of the key. Both are this replica's bounds, from its own clock and
+// renewal of the key's tenure since (and says no once another tenure has begun): a write that
+// takes effect before it cannot meet another replica's processing of the key. Both are this replica's bounds, from its own clock and
 // the assumptions above; they cannot stop a write sent in time that the API server applies
 // late (bound the write's latency by what is left), and they do not fence the objects the
 // reconcile writes (no Lease can: for that, make the writes conditional on the object's
@@ -138,11 +183,11 @@
 //
 // A [BucketWatcher] ([Sharder.Watch]) caches the objects of the buckets this replica holds.
 // When the elector reports a bucket won, the bucket's election goroutine calls every
-// watcher's Prepare and waits (the elector keeps renewing meanwhile) before the tenure
+// watcher's Prepare and waits (the elector keeps renewing meanwhile) before the holding
 // begins: the queues accept and list the bucket's keys only once its objects are cached, so
 // no reconcile reads a cache that lacks its object. A preparation that fails gives the
 // bucket back at once. After a hand-over, once the bucket has drained or its hold window has
 // closed, every watcher's Release frees the bucket's objects. That is the whole seam between
 // the timing of the elections and the informers: two calls in the election of a bucket
-// (term.go: prepare before the tenure, released after each way a tenure ends).
+// (campaign.go: prepare before the holding, released after each way a holding ends).
 package sharding

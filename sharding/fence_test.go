@@ -24,7 +24,7 @@ func newSolo(t *testing.T) *solo {
 	t.Helper()
 	o := &solo{link: &link{inner: leasetest.NewServer().Clientset(nil).CoordinationV1()}, ran: make(chan struct{})}
 	o.sharder = New(Config{Client: o.link, Namespace: "ns", Name: "solo", Identity: "a", Buckets: 1,
-		LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond})
+		LeaseDuration: 2 * time.Second, RenewDeadline: 1200 * time.Millisecond, RetryPeriod: 250 * time.Millisecond})
 	o.queue = Wrap(o.sharder, workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 		QueueConfig[string]{Keys: func(int) []string { return []string{"k"} }})
 	ctx, stop := context.WithCancel(context.Background())
@@ -36,13 +36,13 @@ func newSolo(t *testing.T) *solo {
 	return o
 }
 
-// lateFrom makes the server's answers to o take 900 ms from start+10.1 s on: the renewal begun
-// at +10.25 s, answered at +11.15 s, counts from +10 s (the same second of renewTime), so the
-// keys' deadline passes at +11.25 s, before the next renewal, begun at +11.4 s, is answered at
-// +12.3 s. It returns at +10.1 s.
-func (o *solo) lateFrom(start time.Time) {
+// lateFrom makes the server's answers to o take late from start+10.1 s on, and returns then.
+// With 900 ms, the renewal begun at +10.25 s, answered at +11.15 s, counts from +10 s (the
+// same second of renewTime), so the keys' end passes at +11.45 s (10 + RenewDeadline +
+// RetryPeriod), before the next renewal, begun at +11.4 s, is answered at +12.3 s.
+func (o *solo) lateFrom(start time.Time, late time.Duration) {
 	time.Sleep(time.Until(start.Add(10100 * time.Millisecond)))
-	o.link.setLate(func() time.Duration { return 900 * time.Millisecond })
+	o.link.setLate(func() time.Duration { return late })
 }
 
 func (o *solo) close() {
@@ -60,7 +60,7 @@ func TestHoldWindowCountsFromFirstWriteOfRecord(t *testing.T) {
 		o := newSolo(t)
 		defer o.close()
 		synctest.Wait()
-		window := o.sharder.cfg.holdWindow()
+		window := o.sharder.times.HoldWindow()
 		for _, step := range []struct {
 			at        time.Duration // after start
 			countFrom time.Duration // after start
@@ -74,7 +74,7 @@ func TestHoldWindowCountsFromFirstWriteOfRecord(t *testing.T) {
 		} {
 			time.Sleep(time.Until(start.Add(step.at)))
 			synctest.Wait()
-			got := o.sharder.tenure(0).holdUntil()
+			got := o.sharder.holding(0).current().Until
 			if want := start.Add(step.countFrom + window); !got.Equal(want) {
 				t.Errorf("at +%v: hold window ends at +%v, want +%v", step.at, got.Sub(start), want.Sub(start))
 			}
@@ -121,9 +121,11 @@ func TestSetAsideKeysDroppedOnLoss(t *testing.T) {
 		defer o.close()
 		key, _ := o.queue.Get()
 		o.queue.Done(key)
-		o.lateFrom(start) // the keys' deadline passes at +11.25 s
-		time.Sleep(time.Until(start.Add(11300 * time.Millisecond)))
-		if !o.sharder.tenure(0).lapsed(time.Now()) {
+		// The renewal begun at +10.25 s, answered at +11.35 s, counts from +10 s: the keys' end
+		// passes at +11.45 s, and the next renewal would be begun at +11.6 s.
+		o.lateFrom(start, 1100*time.Millisecond)
+		time.Sleep(time.Until(start.Add(11500 * time.Millisecond)))
+		if !o.sharder.holding(0).lapsed(time.Now()) {
 			t.Fatal("the tenure has not lapsed")
 		}
 		before := o.queue.Dropped()

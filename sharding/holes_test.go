@@ -27,12 +27,12 @@ func eachSeed(t *testing.T, f func(t *testing.T, seed uint64)) {
 }
 
 // subSecond is the Config of the module's example and shardbench: 2 s Leases renewed every
-// 250 ms, so four renewals share each second of renewTime. Its drain budget is 568 ms.
+// 250 ms, so four renewals share each second of renewTime. Its drain budget is 368 ms.
 func (c *cluster) subSecond() *cluster {
-	c.cfg.LeaseDuration, c.cfg.RenewDeadline, c.cfg.RetryPeriod = 2*time.Second, time.Second, 250*time.Millisecond
+	c.cfg.LeaseDuration, c.cfg.RenewDeadline, c.cfg.RetryPeriod = 2*time.Second, 1200*time.Millisecond, 250*time.Millisecond
 	c.cfg.MaxClockDrift = DefaultMaxClockDrift
 	c.work = func() time.Duration { return c.between(50*time.Millisecond, 400*time.Millisecond) }
-	c.step, c.stopLatency = 50*time.Millisecond, 500*time.Millisecond
+	c.step, c.stopLatency = 50*time.Millisecond, 300*time.Millisecond
 	return c
 }
 

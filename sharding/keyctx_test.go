@@ -47,7 +47,7 @@ func TestHealthyReconcileNotCutShort(t *testing.T) {
 			o.queue.Done(key)
 		}
 		if cut > 0 {
-			t.Errorf("%d of %d reconciles of 900 ms cut short on a healthy replica (RenewDeadline 1 s)", cut, rounds)
+			t.Errorf("%d of %d reconciles of 900 ms cut short on a healthy replica (RenewDeadline 1.2 s)", cut, rounds)
 		}
 	})
 }
@@ -67,7 +67,14 @@ func TestKeysContextFollowsRenewals(t *testing.T) {
 			t.Errorf("the key's context has the deadline %v; want none, as renewals move its end", d)
 		}
 		first, _ := o.queue.Held(key)
-		time.Sleep(10 * time.Second)
+		// Cut the link at +10.6 s, not on a renewal's instant. The renewals (every 250 ms)
+		// succeed at +10, +10.25 and +10.5 s; the record changed at +10 s (a new second of
+		// renewTime), so the keys' context ends at 10 + RenewDeadline + RetryPeriod = +11.45 s,
+		// while the elector, whose last success was at +10.5 s, tries again at +10.75 s and
+		// reports the loss RenewDeadline later, at +11.95 s. Cut right after a renewal that
+		// changed the record (at +10 s), the two would fall on one instant of the bubble's
+		// clock and the scheduler would pick which comes first.
+		time.Sleep(10*time.Second + 600*time.Millisecond)
 		if err := ctx.Err(); err != nil {
 			t.Fatalf("the key's context ended (%v) while renewals succeeded", err)
 		}
@@ -81,8 +88,8 @@ func TestKeysContextFollowsRenewals(t *testing.T) {
 		if !ok {
 			t.Fatal("Held false when the key's context ended: the hold window closes a drain budget later")
 		}
-		if left := time.Until(held); left != o.sharder.cfg.drainBudget() {
-			t.Errorf("the key's context ended %v before the end of the hold window, want the drain budget %v", left, o.sharder.cfg.drainBudget())
+		if left := time.Until(held); left != o.sharder.times.DrainBudget() {
+			t.Errorf("the key's context ended %v before the end of the hold window, want the drain budget %v", left, o.sharder.times.DrainBudget())
 		}
 		if got, ok := Fence(ctx); !ok || !got.Equal(held) {
 			t.Errorf("Fence(ctx) = %v, %v; want Held's %v, true", got, ok, held)
@@ -114,7 +121,7 @@ func TestCutKeyRequeued(t *testing.T) {
 		defer o.close()
 		key, _ := o.queue.Get()
 		o.queue.Done(key)
-		o.lateFrom(start) // the keys' context ends at +11.25 s
+		o.lateFrom(start, 900*time.Millisecond) // the keys' context ends at +11.45 s
 		time.Sleep(time.Until(start.Add(11 * time.Second)))
 		o.queue.Add("k")
 		key, _ = o.queue.Get()

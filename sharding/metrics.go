@@ -11,7 +11,8 @@ type Metrics interface {
 	// by this replica.
 	KeyDropped()
 	// HandedOver reports one bucket this replica gave up, once its reconciles finished or its
-	// deadline passed.
+	// deadline passed, and one tenure of a bucket interrupted while the replica holds it
+	// (Cause Interrupted).
 	HandedOver(h Handover)
 }
 
@@ -28,17 +29,22 @@ type FailureMetrics interface {
 	RequestFailed(op string, err error)
 }
 
-// Handover describes one bucket a replica gave up.
+// Handover describes one bucket a replica gave up, or one interruption of its hold.
 type Handover struct {
 	// Bucket is the bucket given up.
 	Bucket int
 	// Cause says why.
 	Cause Cause
 	// Drain is the time from the moment the replica stopped handing the bucket's keys out to
-	// the moment its last reconcile finished, or to the deadline.
+	// the moment its last reconcile finished, or to the deadline. For an interruption, it is
+	// how long the hold window had been closed when a renewal found the interruption (0 if it
+	// had not).
 	Drain time.Duration
 	// Overran is the number of the bucket's reconciles still running at the deadline: their
-	// keys may then be processed on two replicas at once. It is 0 when the drain finished.
+	// keys may then be processed on two replicas at once. It is 0 when the drain finished. For
+	// an interruption, it is the number of reconciles handed out before it still running when
+	// it was found: fenced (Held and Fence say no), but a write they make without checking may
+	// meet another replica's. Each reconcile is counted at most once.
 	Overran int
 }
 
@@ -57,9 +63,15 @@ const (
 	// LeaseDuration; the replica stopped renewing the Lease without releasing it, cancelled the
 	// bucket's context, and waited as for a lost bucket.
 	Expired
+	// Interrupted: the bucket is still held, but its tenure was interrupted: a renewal
+	// succeeded only after the hold window had closed (an answer that came late, a process
+	// paused), or client-go's elector acquired the Lease again, within its renew loop, after
+	// another replica had held or released it. The reconciles handed out before are fenced for
+	// good (their contexts end; Held and Fence say no), and their keys are handed out again.
+	Interrupted
 )
 
-// String returns "lost", "released" or "expired".
+// String returns "lost", "released", "expired" or "interrupted".
 func (c Cause) String() string {
 	switch c {
 	case Lost:
@@ -68,6 +80,8 @@ func (c Cause) String() string {
 		return "released"
 	case Expired:
 		return "expired"
+	case Interrupted:
+		return "interrupted"
 	}
 	return "unknown"
 }

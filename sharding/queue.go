@@ -67,9 +67,10 @@ type Queue[T comparable] struct {
 // keys, whose Value also answers Fence for it.
 type handout[T comparable] struct {
 	context.Context
-	queue  *Queue[T]
-	item   T
-	tenure *tenure
+	queue   *Queue[T]
+	item    T
+	holding *holding
+	tenure  uint64 // the tenure it was handed out in: its hold is that tenure's
 }
 
 // Value returns the handout itself for Fence's key, and the tenure's keys' values otherwise.
@@ -85,8 +86,8 @@ func (h *handout[T]) held() (time.Time, bool) {
 	h.queue.mu.Lock()
 	current := h.queue.processing[h.item] == h
 	h.queue.mu.Unlock()
-	deadline := h.tenure.holdUntil()
-	return deadline, current && time.Now().Before(deadline)
+	deadline, held := h.holding.current().Held(h.tenure, time.Now())
+	return deadline, current && held
 }
 
 var _ workqueue.TypedRateLimitingInterface[string] = (*Queue[string])(nil)
@@ -211,18 +212,17 @@ func (q *Queue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
 // bucket is not held), marking it done in the wrapped queue.
 func (q *Queue[T]) admit(item T) bool {
 	bucket := q.Bucket(item)
-	t := q.sharder.tenure(bucket)
-	if t != nil {
-		if keys, ok := t.enter(time.Now()); ok {
-			h := &handout[T]{Context: keys, queue: q, item: item, tenure: t}
+	h := q.sharder.holding(bucket)
+	if h != nil {
+		if keys, tenure, ok := h.enter(time.Now()); ok {
 			q.mu.Lock()
-			q.processing[item] = h
+			q.processing[item] = &handout[T]{Context: keys, queue: q, item: item, holding: h, tenure: tenure}
 			q.mu.Unlock()
 			return true
 		}
 	}
 	q.mu.Lock()
-	aside := t != nil && t.accepting()
+	aside := h != nil && h.accepting()
 	if aside {
 		if q.aside[bucket] == nil {
 			q.aside[bucket] = make(map[T]struct{})
@@ -236,7 +236,7 @@ func (q *Queue[T]) admit(item T) bool {
 	q.inner.Done(item)
 	if !aside {
 		q.drop(1)
-	} else if !t.lapsed(time.Now()) {
+	} else if !h.lapsed(time.Now()) {
 		q.resumed(bucket) // a renewal came between enter and the set-aside
 	}
 	return false
@@ -252,12 +252,12 @@ func (q *Queue[T]) Done(item T) {
 	h := q.processing[item]
 	delete(q.processing, item)
 	q.mu.Unlock()
-	if h != nil && h.tenure.cut(h.Context) {
+	if h != nil && h.holding.cut(h.Context) {
 		q.inner.Add(item)
 	}
 	q.inner.Done(item)
 	if h != nil {
-		h.tenure.exit()
+		h.holding.exit(h.tenure)
 	}
 }
 
@@ -265,14 +265,16 @@ func (q *Queue[T]) Done(item T) {
 // when the reconcile must begin to stop: once less than the drain budget (Config.DrainBudget)
 // is left of the bucket's hold window, as the latest renewal set it, so that a reconcile that
 // returns within the budget of its context's end is done before another replica may take the
-// bucket; or when this replica loses the bucket or hands it over. While the renewals succeed
+// bucket; when the item's tenure is interrupted (see the package documentation); or when
+// this replica loses the bucket or hands it over. While the renewals succeed
 // on time, it stays open, however long the reconcile runs. It has no deadline (Deadline
 // reports none), since every renewal moves its end; [Queue.Held] and [Fence] return the end
 // of the hold window as it stands. For an item not in processing, it returns a cancelled
 // context.
 //
-// A context that ends while the replica still holds the bucket (its renewals are late) is cut
-// short: Done enqueues the item again, and it is handed out once a renewal catches up. A
+// A context that ends while the replica still holds the bucket (its renewals are late, or its
+// tenure was interrupted) is cut short: Done enqueues the item again, and it is handed out once
+// a renewal catches up. A
 // reconcile cut short by the bucket's loss or hand-over need not be retried here: the next
 // holder lists the key (QueueConfig.Keys).
 //
@@ -293,10 +295,12 @@ func (q *Queue[T]) Context(item T) context.Context {
 // can have acquired the bucket (given the package's assumptions), and a write applied before
 // it cannot meet another replica's processing of the item. Check it right before a write and
 // give up unless the write will be applied, pauses included, well before deadline; ok is
-// false once deadline has passed, and for an item not handed out by Get or already done.
+// false once deadline has passed, for an item not handed out by Get or already done, and, for
+// good, for an item handed out in a tenure that has been interrupted since (see the package
+// documentation: the bucket may have been another replica's meanwhile; deadline is then zero).
 //
 // The item's context ends the drain budget before the deadline, as it stands then; the deadline
-// moves with each renewal. It is this replica's bound, from its own clock: it cannot see a
+// moves with each renewal of the item's tenure. It is this replica's bound, from its own clock: it cannot see a
 // write the API server applies after it, nor a clock that runs faster than
 // Config.MaxClockDrift allows.
 func (q *Queue[T]) Held(item T) (deadline time.Time, ok bool) {

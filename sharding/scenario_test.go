@@ -71,7 +71,6 @@ func TestCrash(t *testing.T) {
 		crashed := time.Now()
 		c.crash(b)
 		c.churn(c.cfg.LeaseDuration+8*c.cfg.RetryPeriod, 20*time.Millisecond)
-		c.checkOwned(a, d)
 		taken := c.acquisitionsSince(crashed)
 		for _, bucket := range orphans {
 			acq, ok := taken[bucket]
@@ -86,7 +85,16 @@ func TestCrash(t *testing.T) {
 				t.Errorf("bucket %d taken over %v after the crash, want within LeaseDuration+6·RetryPeriod", bucket, wait)
 			}
 		}
-		c.finish(a, d)
+		// Every bucket is held by one replica once the balance has settled, not at a fixed
+		// instant after the crash: a survivor below its new share asks the other for a bucket
+		// while it takes the crashed replica's, may end above its share and be asked back, and
+		// a bucket being handed over is held by none. That settles within about 50 s of the
+		// crash, with the electors' jitter at its worst; settle waits until 71 s. (Checked at
+		// 31 s, 2 to 4 runs in 100 failed, before issue 42's changes as after.)
+		c.settle()
+		c.checkOwned(a, d)
+		c.exit(a)
+		c.exit(d)
 	})
 }
 

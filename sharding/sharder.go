@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/actorqueue/workqueue/sharding/internal/timing"
 )
 
 // Sharder is one replica's membership in the election of every bucket: it runs one client-go
@@ -13,18 +15,23 @@ import (
 // simultaneous use by multiple goroutines.
 type Sharder struct {
 	cfg     Config
-	tenures []atomic.Pointer[tenure] // per bucket; nil when not held
+	times   timing.Durations
 	started atomic.Bool
 	share   atomic.Int64    // the most buckets this replica acquires: see balance.go
 	asked   []chan struct{} // per bucket: another replica asked for it (buffered, 1)
 
-	seen []observation // per bucket: see lock.go; used by one term at a time
+	// Per bucket. holds[b] belongs to the goroutine of the elector of b's running campaign
+	// (campaigns run one after another); tenures[b] publishes its current tenure to the
+	// queues; holdings[b] is the campaign's holding while b is held, nil otherwise.
+	holds    []timing.Hold
+	tenures  []atomic.Pointer[timing.Tenure]
+	holdings []atomic.Pointer[holding]
 
-	mu      sync.Mutex // guards queues and the held count, and orders them with tenures
-	queues  []member
-	holding int
+	mu     sync.Mutex // guards queues and held, and orders them with holdings
+	queues []member
+	held   int // buckets held: holdings not nil
 
-	watching sync.RWMutex    // guards watchers; read-held from a bucket's preparation to its tenure's start
+	watching sync.RWMutex    // guards watchers; read-held from a bucket's preparation to its holding's start
 	watchers []BucketWatcher // see watchers.go
 }
 
@@ -33,9 +40,10 @@ type member interface {
 	// acquired enqueues the keys of a bucket this replica has just acquired.
 	acquired(bucket int)
 	// resumed enqueues the keys of a bucket that the queue set aside while its tenure had
-	// lapsed (its renewals were late) and that a renewal has extended since.
+	// lapsed (its renewals were late), once a renewal has moved the keys' end on or a new
+	// tenure has begun.
 	resumed(bucket int)
-	// ended drops the keys set aside of a bucket whose tenure has ended.
+	// ended drops the keys set aside of a bucket given up.
 	ended(bucket int)
 }
 
@@ -43,10 +51,12 @@ type member interface {
 // invalid: see [Config].
 func New(cfg Config) *Sharder {
 	cfg = cfg.withDefaults()
-	s := &Sharder{cfg: cfg, tenures: make([]atomic.Pointer[tenure], cfg.Buckets), asked: make([]chan struct{}, cfg.Buckets),
-		seen: make([]observation, cfg.Buckets)}
+	s := &Sharder{cfg: cfg, times: cfg.durations(), asked: make([]chan struct{}, cfg.Buckets),
+		holds: make([]timing.Hold, cfg.Buckets), tenures: make([]atomic.Pointer[timing.Tenure], cfg.Buckets),
+		holdings: make([]atomic.Pointer[holding], cfg.Buckets)}
 	for b := range s.asked {
 		s.asked[b] = make(chan struct{}, 1)
+		s.holds[b] = timing.NewHold(s.times)
 	}
 	s.share.Store(int64(cfg.Buckets))
 	return s
@@ -63,15 +73,15 @@ func (s *Sharder) Identity() string { return s.cfg.Identity }
 // documentation), the queues accept its keys but hand them out only once a renewal succeeds.
 // It panics if bucket is out of range.
 func (s *Sharder) Holds(bucket int) bool {
-	t := s.tenures[bucket].Load()
-	return t != nil && t.accepting()
+	h := s.holdings[bucket].Load()
+	return h != nil && h.accepting()
 }
 
 // Held returns the buckets this replica holds, in increasing order. It is informational: by the
 // time it returns, the set may have changed.
 func (s *Sharder) Held() []int {
 	var held []int
-	for b := range s.tenures {
+	for b := range s.holdings {
 		if s.Holds(b) {
 			held = append(held, b)
 		}
@@ -97,16 +107,16 @@ func (s *Sharder) run(ctx, halt context.Context) {
 	defer stopBalancing()
 	unhalt := context.AfterFunc(halt, stopBalancing)
 	defer unhalt()
-	s.look(balancing, make(map[string]leaseView), make(map[string]time.Time)) // a first fair share
-	var balancer, terms sync.WaitGroup
+	s.look(balancing, s.newCensus()) // a first fair share
+	var balancer, campaigns sync.WaitGroup
 	balancer.Go(func() { s.balance(balancing) })
 	for b := range s.cfg.Buckets {
-		terms.Go(func() {
-			for s.term(ctx, halt, b) {
+		campaigns.Go(func() {
+			for s.campaign(ctx, halt, b) {
 			}
 		})
 	}
-	terms.Wait()
+	campaigns.Wait()
 	stopBalancing()
 	balancer.Wait()
 }
@@ -116,8 +126,8 @@ func (s *Sharder) attach(q member) {
 	s.mu.Lock()
 	s.queues = append(s.queues, q)
 	var held []int
-	for b := range s.tenures {
-		if t := s.tenures[b].Load(); t != nil && t.accepting() {
+	for b := range s.holdings {
+		if h := s.holdings[b].Load(); h != nil && h.accepting() {
 			held = append(held, b)
 		}
 	}
@@ -127,51 +137,85 @@ func (s *Sharder) attach(q member) {
 	}
 }
 
-// tenure returns the current tenure of bucket, or nil.
-func (s *Sharder) tenure(bucket int) *tenure { return s.tenures[bucket].Load() }
-
-// begin installs t as its bucket's tenure, so that the queues accept the bucket's keys, and
-// then has every queue enqueue them. A key added after the install is accepted; a key added
-// before it is among those the queues enqueue.
-func (s *Sharder) begin(t *tenure) {
+// members returns the queues wrapped around s.
+func (s *Sharder) members() []member {
 	s.mu.Lock()
-	s.tenures[t.bucket].Store(t)
-	s.holding++
-	s.cfg.Metrics.BucketsHeld(s.holding)
-	queues := append([]member(nil), s.queues...)
+	defer s.mu.Unlock()
+	return append([]member(nil), s.queues...)
+}
+
+// holding returns the holding of bucket, or nil when it is not held.
+func (s *Sharder) holding(bucket int) *holding { return s.holdings[bucket].Load() }
+
+// holdingCount returns the number of buckets held.
+func (s *Sharder) holdingCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
+}
+
+// A bucket becomes held in acquired and stops being held in givingUp; gaveUp reports it given
+// up once its reconciles are done (or its hold window has closed). These three are the
+// sharder's notion of a bucket acquired and given up: everything else about the bucket's time
+// (tenures, lapses) happens while it is held.
+
+// acquired installs h as its bucket's holding, so that the queues accept the bucket's keys,
+// and then has every queue enqueue them. A key added after the install is accepted; a key
+// added before it is among those the queues enqueue.
+func (s *Sharder) acquired(h *holding) {
+	s.mu.Lock()
+	s.holdings[h.bucket].Store(h)
+	s.held++
+	s.cfg.Metrics.BucketsHeld(s.held)
 	s.mu.Unlock()
-	for _, q := range queues {
-		q.acquired(t.bucket)
+	for _, q := range s.members() {
+		q.acquired(h.bucket)
 	}
 }
 
-// finish removes t as its bucket's tenure and ends it: from now on the queues refuse the
+// givingUp removes h as its bucket's holding and ends it: from now on the queues refuse the
 // bucket's keys and hand none out, and drop those they had set aside. It returns the channel
 // that is closed once the bucket's keys in processing are done.
-func (s *Sharder) finish(t *tenure) <-chan struct{} {
-	drained := t.end()
+func (s *Sharder) givingUp(h *holding) <-chan struct{} {
+	drained := h.end()
 	s.mu.Lock()
-	s.tenures[t.bucket].Store(nil)
-	s.holding--
-	s.cfg.Metrics.BucketsHeld(s.holding)
-	queues := append([]member(nil), s.queues...)
+	s.holdings[h.bucket].Store(nil)
+	s.held--
+	s.cfg.Metrics.BucketsHeld(s.held)
 	s.mu.Unlock()
-	for _, q := range queues {
-		q.ended(t.bucket)
+	for _, q := range s.members() {
+		q.ended(h.bucket)
 	}
 	return drained
 }
 
-// extended is called by l when a renewal has moved the end of its hold window: if l is the
-// lock of its bucket's tenure, the queues hand out the keys they set aside while it had lapsed.
-func (s *Sharder) extended(l *lock) {
-	if t := s.tenures[l.bucket].Load(); t == nil || t.lock != l {
-		return // acquiring: the tenure begins with the keys listed
+// gaveUp reports a bucket given up, once its reconciles are done or its hold window closed.
+func (s *Sharder) gaveUp(ho Handover) { s.cfg.Metrics.HandedOver(ho) }
+
+// renewed is called by the bucket's Lease, in its elector's goroutine, when a write naming
+// this replica has succeeded at now, leaving the tenure t (see package timing). It publishes
+// t; and if the bucket is held by this campaign already, a new tenure fences the items of the
+// one before for good (their contexts end, Held and Fence say no), which is reported if it had
+// opened; and once the keys' end lies ahead, the queues hand out the keys they set aside.
+func (s *Sharder) renewed(l *bucketLease, t timing.Tenure, change timing.Change, now time.Time) {
+	old := s.tenures[l.bucket].Swap(&t)
+	h := s.holdings[l.bucket].Load()
+	if h == nil || h.lease != l {
+		return // acquiring: the holding begins with the keys listed
 	}
-	s.mu.Lock()
-	queues := append([]member(nil), s.queues...)
-	s.mu.Unlock()
-	for _, q := range queues {
-		q.resumed(l.bucket)
+	if change != timing.Extended {
+		overran := h.interrupt(t)
+		if change == timing.Interrupted {
+			closed := time.Duration(0)
+			if old != nil && now.After(old.Until) {
+				closed = now.Sub(old.Until)
+			}
+			s.cfg.Metrics.HandedOver(Handover{Bucket: l.bucket, Cause: Interrupted, Drain: closed, Overran: overran})
+		}
+	}
+	if !t.Lapsed(now) {
+		for _, q := range s.members() {
+			q.resumed(l.bucket)
+		}
 	}
 }

@@ -54,7 +54,7 @@ var errGiveBack = errors.New("sharding: another replica asked for the bucket")
 
 // prepare has every watcher cache bucket b's objects, with a context that ends when the
 // replica loses the bucket (lead), leaves (ctx), halts, or is asked for it. It returns nil
-// and a function to call once the tenure has begun, or the error of the first watcher that
+// and a function to call once the holding has begun, or the error of the first watcher that
 // failed. Between the two, no watcher is added: one added later learns of b from Watch.
 func (s *Sharder) prepare(ctx, halt, lead context.Context, b int) (func(), error) {
 	s.watching.RLock()
@@ -68,7 +68,7 @@ func (s *Sharder) prepare(ctx, halt, lead context.Context, b int) (func(), error
 	stopOnHalt := context.AfterFunc(halt, func() { cancel(context.Cause(halt)) })
 	defer stopOnHalt()
 	// A request for the bucket ends the preparation; one that comes once it is over is left
-	// for the tenure (the watcher of requests has exited before the outcome is read).
+	// for the holding (the watcher of requests has exited before the outcome is read).
 	done, watched := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(watched)
@@ -106,8 +106,8 @@ func (s *Sharder) prepare(ctx, halt, lead context.Context, b int) (func(), error
 // watchers did not cache (err): it stops the elector (stop), releases the Lease unless it was
 // lost or the replica halted, has the watchers release the bucket, and stays out of its
 // election for LeaseDuration unless the replica is leaving. It reports whether to campaign
-// again, as term does.
-func (s *Sharder) unprepared(ctx, halt, lead context.Context, l *lock, b int, stop func(), err error) bool {
+// again, as campaign does.
+func (s *Sharder) unprepared(ctx, halt, lead context.Context, l *bucketLease, b int, stop func(), err error) bool {
 	lost := lead.Err() != nil // read before stop, which ends lead
 	stop()
 	s.released(b)

@@ -58,9 +58,7 @@ func handedOut(m *Machine[string]) string {
 	var out []string
 	for ms := 0; ms <= 100; ms++ {
 		now := t0.Add(time.Duration(ms) * time.Millisecond)
-		if m.Advance(now) {
-			m.Due(now)
-		}
+		m.Due(now)
 		for {
 			item, p, ok := m.HandOut(now)
 			if !ok {

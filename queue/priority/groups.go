@@ -7,29 +7,17 @@ import (
 	"github.com/actorqueue/workqueue/queue"
 )
 
-// fair holds the ready items of a grouped state (see NewGrouped): fair between groups within
-// each priority, with at most limit items of one group handed out at once.
-//
-// Each priority has a round of groups, a FIFO of the groups with ready items at that
-// priority, and each group at a priority keeps its items in order. The best item is the first
-// item of the group at the front of the round of the highest priority that has one; that group
-// then goes to the end of the round if it has items left. A group whose first ready item
-// arrives joins the end of the round. So an item waits, within its priority, behind at most
-// one item of each group ahead of its own in the round, however many items they hold.
-//
-// A group with as many items handed out as the limit leaves the rounds it is in as its turn
-// comes (set aside, its items still ready and counted), and rejoins them at their ends when one
-// of its items is done.
+// fair holds the ready items of a grouped state (see NewGrouped): within each priority, a round
+// of groups with the turns of [queue.Grouped], each group keeping its items at that priority in
+// order; the best item is the first of the group whose turn it is at the highest priority that
+// has one. The limit ([queue.GroupLimit]) is per group, across priorities: a group that reached
+// it at another priority is set aside as its turn comes, its items still ready and counted.
 type fair[T comparable] struct {
 	name   func(T) string
-	limit  int               // most items of one group handed out at once; 0: no limit
+	limit  queue.GroupLimit[T, *bucket[T]]
 	levels map[int]*level[T] // by priority
 	active []int             // priorities whose round has groups, highest first
 	n      int               // ready items, set-aside ones included
-
-	out    map[string]int          // items of each group handed out
-	outOf  map[T]string            // the group of each item handed out
-	setOff map[string][]*bucket[T] // groups set aside at their limit, at each priority
 }
 
 // level is one priority: its groups, and the round of those with items to hand out.
@@ -56,20 +44,11 @@ func byOrder[T comparable](a, b *entry[T]) bool { return a.order < b.order }
 // names, fair between groups within each priority, with at most limit items of one group handed
 // out at once (0: no limit). It panics if group is nil or limit is negative.
 func NewGrouped[T comparable](group func(T) string, limit int) *State[T] {
-	if group == nil {
-		panic("workqueue: a grouped priority queue needs a group function")
-	}
-	if limit < 0 {
-		panic("workqueue: the limit of items of one group in processing must not be negative")
-	}
 	s := New[T]()
 	s.fair = &fair[T]{
 		name:   group,
-		limit:  limit,
+		limit:  queue.NewGroupLimit[T, *bucket[T]](group, limit),
 		levels: make(map[int]*level[T]),
-		out:    make(map[string]int),
-		outOf:  make(map[T]string),
-		setOff: make(map[string][]*bucket[T]),
 	}
 	return s
 }
@@ -77,7 +56,7 @@ func NewGrouped[T comparable](group func(T) string, limit int) *State[T] {
 // groupOf returns the group of item, which is not yet an entry: the group it has while handed
 // out, or the one the group function names, which may panic.
 func (f *fair[T]) groupOf(item T) string {
-	if name, ok := f.outOf[item]; ok {
+	if name, out := f.limit.GroupOf(item); out {
 		return name
 	}
 	return f.name(item)
@@ -114,9 +93,8 @@ func (f *fair[T]) enter(b *bucket[T]) {
 	switch {
 	case b.inRound || b.aside || b.items.len() == 0:
 		return
-	case f.atLimit(b.name):
+	case !f.limit.Admit(b.name, b):
 		b.aside = true
-		f.setOff[b.name] = append(f.setOff[b.name], b)
 		return
 	}
 	b.inRound = true
@@ -126,9 +104,6 @@ func (f *fair[T]) enter(b *bucket[T]) {
 	}
 	b.level.round.Push(b)
 }
-
-// atLimit reports whether the group name has as many items handed out as the limit.
-func (f *fair[T]) atLimit(name string) bool { return f.limit > 0 && f.out[name] >= f.limit }
 
 // activate adds priority to the active ones, which it is not among.
 func (f *fair[T]) activate(priority int) {
@@ -160,15 +135,14 @@ func (f *fair[T]) pop() (e *entry[T], ok bool) {
 				f.letGo(b)
 				continue
 			}
-			if f.atLimit(b.name) {
+			if f.limit.Reached(b.name) { // by items of its group handed out at other priorities
 				f.enter(b) // sets it aside
 				continue
 			}
 			e = b.items.top()
 			b.items.remove(e)
 			f.n--
-			f.out[b.name]++
-			f.outOf[e.item] = b.name
+			f.limit.Start(e.item, b.name)
 			f.enter(b)
 			f.letGo(b)
 			if lv.round.Len() == 0 {
@@ -194,31 +168,10 @@ func (f *fair[T]) deactivate(lv *level[T]) {
 // done records that item, handed out, is done: its group may rejoin the rounds it was set
 // aside from.
 func (f *fair[T]) done(item T) {
-	name, ok := f.outOf[item]
-	if !ok {
-		return
-	}
-	delete(f.outOf, item)
-	if f.out[name]--; f.out[name] == 0 {
-		delete(f.out, name)
-	}
-	back := f.setOff[name]
-	if len(back) == 0 || f.atLimit(name) {
-		return
-	}
-	delete(f.setOff, name)
+	_, back, _ := f.limit.Done(item)
 	for _, b := range back {
 		b.aside = false
 		f.enter(b)
 		f.letGo(b)
 	}
-}
-
-// Out returns how many items of the group named name are handed out; zero for a state without
-// groups.
-func (s *State[T]) Out(name string) int {
-	if s.fair == nil {
-		return 0
-	}
-	return s.fair.out[name]
 }

@@ -77,8 +77,8 @@ func TestGroupLimitHoldsAndReleases(t *testing.T) {
 	if got := handOutAll(s); !slices.Equal(got, []string{"a/0", "b/0"}) {
 		t.Fatalf("handed out %v, want a/0 b/0", got)
 	}
-	if s.Len() != 2 || s.Out("a") != 1 {
-		t.Fatalf("Len %d, a out %d; want 2 held, 1 out", s.Len(), s.Out("a"))
+	if s.Len() != 2 || s.fair.limit.Out("a") != 1 {
+		t.Fatalf("Len %d, a out %d; want 2 held, 1 out", s.Len(), s.fair.limit.Out("a"))
 	}
 	s.Add("a/2", 5, time.Time{}) // raised while held: keeps its group's order only by priority
 	s.Done("b/0")
@@ -94,8 +94,8 @@ func TestGroupLimitHoldsAndReleases(t *testing.T) {
 		t.Fatalf("handed out %v after a Done, want a/1", got)
 	}
 	s.Done("a/1")
-	if s.Len() != 0 || s.Processing() != 0 || len(s.fair.out) != 0 || len(s.fair.outOf) != 0 || len(s.fair.levels) != 0 {
-		t.Fatalf("state left: Len %d, processing %d, groups out %v", s.Len(), s.Processing(), s.fair.out)
+	if s.Len() != 0 || s.Processing() != 0 || s.fair.limit.Out("a") != 0 || len(s.fair.levels) != 0 {
+		t.Fatalf("state left: Len %d, processing %d, a out %d, %d priorities", s.Len(), s.Processing(), s.fair.limit.Out("a"), len(s.fair.levels))
 	}
 }
 
@@ -124,8 +124,8 @@ func TestGroupsAreLetGo(t *testing.T) {
 		item, _, _ := s.HandOut(t0)
 		s.Done(item)
 	}
-	if len(s.fair.levels) != 0 || len(s.fair.active) != 0 || len(s.fair.out) != 0 {
-		t.Fatalf("%d priorities, %d active, %d groups out kept for groups that came and went; want none",
-			len(s.fair.levels), len(s.fair.active), len(s.fair.out))
+	if len(s.fair.levels) != 0 || len(s.fair.active) != 0 {
+		t.Fatalf("%d priorities, %d active kept for groups that came and went; want none",
+			len(s.fair.levels), len(s.fair.active))
 	}
 }

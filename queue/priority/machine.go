@@ -4,46 +4,40 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/metrics"
-	"github.com/actorqueue/workqueue/queue"
 )
 
 // Machine is a priority queue with controller-runtime's rules, as a state machine: the [State]
 // of its items and its shutdown. Like [queue.Machine], it is what a queue's owner goroutine
 // runs, and runs nothing but that: every instant is an argument, and what the owner must do
-// about a step is returned (metric events, whether items fall due), not done. The group
+// about a step is returned (metric events, when items fall due), not done. The group
 // function of a grouped state is the only code of others it runs, and must not panic.
 //
 // A Machine is not safe for concurrent use. Create it with [NewMachine].
 type Machine[T comparable] struct {
-	state      *State[T]
-	record     bool // metric events are wanted
-	closed     bool // shutting down
-	duePending bool // Advance reported items due, and Due has not been applied yet
-	events     []metrics.Event[T]
+	state  *State[T]
+	closed bool // shutting down
+	events metrics.Events[T]
 }
 
 // NewMachine returns an empty machine over state (from [New] or [NewGrouped]), with metric
 // events when withMetrics.
 func NewMachine[T comparable](state *State[T], withMetrics bool) *Machine[T] {
-	return &Machine[T]{state: state, record: withMetrics}
+	return &Machine[T]{state: state, events: metrics.NewEvents[T](withMetrics)}
 }
 
 // AddWithOpts adds item with priority, ready at readyAt (zero: at once), merging with an entry
 // of the item already ready or waiting (see [State.Add]). It adds even after ShutDown:
 // controller-runtime adds the items of a call that began before it, and the owner decides.
 func (m *Machine[T]) AddWithOpts(item T, priority int, readyAt time.Time) {
-	if !readyAt.IsZero() && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindRetried})
+	if !readyAt.IsZero() {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindRetried})
 	}
 	a := m.state.Add(item, priority, readyAt)
-	if !m.record {
-		return
-	}
 	if a.Ready {
-		m.emit(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: a.Priority})
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: a.Priority})
 	}
 	if a.Raised {
-		m.emit(metrics.Event[T]{Kind: metrics.KindReprioritized, Priority: a.Priority, From: a.From})
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindReprioritized, Priority: a.Priority, From: a.From})
 	}
 }
 
@@ -63,22 +57,11 @@ func (m *Machine[T]) AddAfter(item T, at time.Time) {
 	}
 }
 
-// Advance reports whether waiting items are ready at now, and not already reported: the owner
-// must then apply Due(now) in order with its commands. Once shut down, nothing falls due.
-func (m *Machine[T]) Advance(now time.Time) bool {
-	at, ok := m.NextDue()
-	if !ok || at.After(now) {
-		return false
-	}
-	m.duePending = true
-	return true
-}
-
-// NextDue returns the instant the owner must wake at to call Advance, and false when nothing
-// will fall due: no item waits, Advance has reported them already, or the machine is shut down
+// NextDue returns the instant the earliest waiting item falls due, as [queue.Machine.NextDue]
+// does, and false when nothing will: no item waits, or the machine is shut down
 // (controller-runtime's waiting loop ends with the shutdown).
 func (m *Machine[T]) NextDue() (time.Time, bool) {
-	if m.closed || m.duePending {
+	if m.closed {
 		return time.Time{}, false
 	}
 	return m.state.NextDue()
@@ -86,14 +69,11 @@ func (m *Machine[T]) NextDue() (time.Time, bool) {
 
 // Due makes ready every waiting item due at now, behind the items ready already.
 func (m *Machine[T]) Due(now time.Time) {
-	m.duePending = false
 	if m.closed {
 		return // reported just before the shutdown
 	}
 	for item, p, ok := m.state.PromoteDue(now); ok; item, p, ok = m.state.PromoteDue(now) {
-		if m.record {
-			m.emit(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: p})
-		}
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: p})
 	}
 }
 
@@ -104,8 +84,8 @@ func (m *Machine[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
 		return item, 0, false
 	}
 	item, priority, ok = m.state.HandOut(now)
-	if ok && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindStarted, Item: item, Priority: priority})
+	if ok {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindStarted, Item: item, Priority: priority})
 	}
 	return item, priority, ok
 }
@@ -115,18 +95,16 @@ func (m *Machine[T]) HandOut(now time.Time) (item T, priority int, ok bool) {
 func (m *Machine[T]) GiveBack(item T, priority int, at time.Time) {
 	m.state.Done(item)
 	m.state.Add(item, priority, time.Time{})
-	if m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindReturned, Item: item, Priority: priority})
-	}
+	m.events.Add(metrics.Event[T]{Kind: metrics.KindReturned, Item: item, Priority: priority})
 }
 
 // Done unlocks item, and reports whether it was handed out.
 func (m *Machine[T]) Done(item T) bool {
-	done := m.state.Done(item)
-	if done && m.record {
-		m.emit(metrics.Event[T]{Kind: metrics.KindFinished, Item: item})
+	if !m.state.Done(item) {
+		return false
 	}
-	return done
+	m.events.Add(metrics.Event[T]{Kind: metrics.KindFinished, Item: item})
+	return true
 }
 
 // ShutDown makes the machine hand out nothing more and let waiting items wait for good, and
@@ -142,13 +120,8 @@ func (m *Machine[T]) ShutDown() bool {
 // Closed reports whether ShutDown has been called.
 func (m *Machine[T]) Closed() bool { return m.closed }
 
-// Events returns the metric events of the steps since the last call, as [queue.Machine.Events]
-// does.
-func (m *Machine[T]) Events() []metrics.Event[T] {
-	e := m.events
-	m.events = m.events[:0]
-	return e
-}
+// Events returns the metric events of the steps since the last call (see [metrics.Events.Take]).
+func (m *Machine[T]) Events() []metrics.Event[T] { return m.events.Take() }
 
 // Len returns the number of ready items, held-back ones included: controller-runtime's Len.
 func (m *Machine[T]) Len() int { return m.state.Len() }
@@ -159,21 +132,12 @@ func (m *Machine[T]) Processing() int { return m.state.Processing() }
 // InProcessing returns the items handed out and not yet done, in no particular order.
 func (m *Machine[T]) InProcessing() []T { return m.state.InProcessing() }
 
-// Snapshot returns the machine's counts at now. Dirty counts the items added again while
-// handed out, which wait for Done; Delayed the items waiting to become ready.
-func (m *Machine[T]) Snapshot(now time.Time) queue.Snapshot {
-	s := queue.Snapshot{
-		Queued:       m.state.Len(),
-		Processing:   m.state.Processing(),
-		Dirty:        m.state.Blocked(),
-		Delayed:      m.state.Waiting(),
-		ShuttingDown: m.closed,
-	}
-	if since, ok := m.state.OldestSince(); ok {
-		s.OldestInFlight = now.Sub(since)
-	}
-	return s
-}
+// Dirty returns the number of items added again while handed out, which wait for Done.
+func (m *Machine[T]) Dirty() int { return m.state.Blocked() }
 
-// emit records a metric event for the owner.
-func (m *Machine[T]) emit(e metrics.Event[T]) { m.events = append(m.events, e) }
+// Delayed returns the number of items waiting to become ready.
+func (m *Machine[T]) Delayed() int { return m.state.Waiting() }
+
+// OldestSince returns when the item handed out the longest ago was handed out, and false when
+// none is.
+func (m *Machine[T]) OldestSince() (time.Time, bool) { return m.state.OldestSince() }

@@ -13,13 +13,13 @@ import (
 // metric events it returns:
 //
 //	"add a 5 +10ms"  AddWithOpts(a, 5, t0+10ms); "add a" is priority 0, ready now
-//	"advance"        Advance(now)                → true or false
+//	"nextdue"        NextDue()                   → ms after t0, or "none"
 //	"due"            Due(now)
 //	"out"            HandOut(now)                → "a/5", or "none"
 //	"back a 5"       GiveBack(a, 5)
 //	"done a"         Done(a)                     → true or false
 //	"shutdown"       ShutDown()                  → true or false
-//	"len"            Len, Processing, Snapshot's Delayed and Dirty → "1 0 2 0"
+//	"len"            Len, Processing, Delayed, Dirty → "1 0 2 0"
 type mstep struct {
 	at                 int
 	call, want, events string
@@ -32,10 +32,10 @@ func TestMachine(t *testing.T) {
 		{call: "add b 2 +10ms", events: "retried"},
 		{call: "add a 3", events: "reprioritized 0→3"}, // a ready: raised, and counted no add
 		{call: "len", want: "1 0 1 0"},
-		{at: 9, call: "advance", want: "false"},
-		{at: 10, call: "advance", want: "true"},
-		{at: 10, call: "advance", want: "false"}, // reported once, until Due
+		{at: 9, call: "nextdue", want: "10"},
+		{at: 9, call: "due"}, // not yet: nothing
 		{at: 10, call: "due", events: "added b/2"},
+		{at: 10, call: "nextdue", want: "none"},
 		{at: 11, call: "out", want: "a/3", events: "started a/3"},
 		{at: 12, call: "add a 1", events: "added a/1"}, // handed out: a new entry, held until Done
 		{at: 13, call: "out", want: "b/2", events: "started b/2"},
@@ -48,9 +48,9 @@ func TestMachine(t *testing.T) {
 		{at: 19, call: "add c +5ms", events: "retried"},
 		{at: 20, call: "shutdown", want: "true"},
 		{at: 21, call: "shutdown", want: "false"},
-		{at: 30, call: "advance", want: "false"}, // nothing falls due once shut down
-		{at: 30, call: "add d"},                  // Add ignores it
-		{at: 31, call: "out", want: "none"},      // and nothing is handed out
+		{at: 30, call: "nextdue", want: "none"}, // nothing falls due once shut down
+		{at: 30, call: "add d"},                 // Add ignores it
+		{at: 31, call: "out", want: "none"},     // and nothing is handed out
 		{at: 32, call: "done b", want: "true", events: "finished b"},
 	}
 	for i, st := range steps {
@@ -90,8 +90,12 @@ func mcall(m *Machine[string], call string, now time.Time) string {
 		}
 		m.AddWithOpts(f[1], p, readyAt)
 		return ""
-	case "advance":
-		return fmt.Sprint(m.Advance(now))
+	case "nextdue":
+		at, ok := m.NextDue()
+		if !ok {
+			return "none"
+		}
+		return fmt.Sprint(at.Sub(t0).Milliseconds())
 	case "due":
 		m.Due(now)
 		return ""
@@ -109,8 +113,7 @@ func mcall(m *Machine[string], call string, now time.Time) string {
 	case "shutdown":
 		return fmt.Sprint(m.ShutDown())
 	case "len":
-		s := m.Snapshot(now)
-		return fmt.Sprintf("%d %d %d %d", m.Len(), m.Processing(), s.Delayed, s.Dirty)
+		return fmt.Sprintf("%d %d %d %d", m.Len(), m.Processing(), m.Delayed(), m.Dirty())
 	}
 	panic("unknown step " + call)
 }

@@ -96,9 +96,9 @@ var errNotStarted = errors.New("sharding: crshard: reconcile before the Shard's 
 
 // Reconciler wraps r so that the context of each Reconcile also ends when the key's context
 // from the queue ends ([sharding.Queue.Context]): when the bucket's renewals fall behind by
-// more than the drain budget, or when the bucket is lost or handed over. [sharding.Fence]
-// works on it. A request that the queue has not handed out gets a cancelled context, and
-// before the queue exists, an error.
+// more than the drain budget, when the bucket's tenure is interrupted, or when the bucket is
+// lost or handed over. [sharding.Fence] works on it. A request that the queue has not
+// handed out gets a cancelled context, and before the queue exists, an error.
 func (sh *Shard[T]) Reconciler(r reconcile.TypedReconciler[T]) reconcile.TypedReconciler[T] {
 	return reconcile.TypedFunc[T](func(ctx context.Context, item T) (reconcile.Result, error) {
 		q := sh.queue.Load()

@@ -24,10 +24,11 @@
 //     wrapper does.
 //   - The reconciler ([Shard.Reconciler]) gets a context that also ends with the key's
 //     context from the sharded queue: when less than the drain budget is left of the
-//     bucket's hold window (renewals keep moving it on), or when the bucket is lost or
-//     handed over. [sharding.Fence] of that context tells it, right before a write, whether
-//     and until when the bucket is still held. A reconcile cut short while the bucket stays
-//     held is retried by the queue once the renewals catch up, whatever it returned.
+//     bucket's hold window (renewals keep moving it on), when the bucket's tenure is
+//     interrupted, or when the bucket is lost or handed over. [sharding.Fence] of that
+//     context tells it, right before a write, whether and until when the bucket is still
+//     held. A reconcile cut short while the bucket stays held is retried by the queue once the
+//     renewals catch up, whatever it returned.
 //
 // Run the manager without leader election for the sharded controllers (or set their
 // NeedLeaderElection to false): the buckets' Leases are the election.

@@ -58,7 +58,7 @@ func Example() {
 			Identity:      id,
 			Buckets:       8,
 			LeaseDuration: 2 * time.Second,
-			RenewDeadline: time.Second,
+			RenewDeadline: 1200 * time.Millisecond,
 			RetryPeriod:   250 * time.Millisecond,
 		})
 		shard := crshard.New(s, sharding.QueueConfig[reconcile.Request]{Hash: crshard.HashRequest, Keys: cache})

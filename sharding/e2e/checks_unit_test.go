@@ -275,6 +275,52 @@ func TestLateWrites(t *testing.T) {
 	}
 }
 
+// TestLateWritesAfterInterruption: a write is late, whatever the writer's newest record says,
+// once the Lease has named another holder or none since its reconcile began; the tenure rule
+// of issue 42, judged from the Leases.
+func TestLateWritesAfterInterruption(t *testing.T) {
+	k := "k0"
+	at := func(s int) time.Time { return time.Unix(int64(1000+s), 0) }
+	versions := []leaseVersion{
+		{bucket: 0, holder: "a", acquire: at(0), renew: at(0), seen: 100 * ms},
+		{bucket: 0, holder: "b", acquire: at(3), renew: at(3), seen: 3000 * ms},
+		{bucket: 0, holder: "", acquire: at(4), renew: at(4), seen: 3500 * ms},
+		{bucket: 0, holder: "a", acquire: at(4), renew: at(4), seen: 3600 * ms}, // a takes it back
+	}
+	events := []record.Event{
+		start("a", k, 1, 1000*ms), write("a", k, 1500*ms), // within a's first tenure
+		write("a", k, 3700*ms), // the same reconcile, after b held the bucket: late
+		end("a", k, 1, 3700*ms, false),
+		start("a", k, 2, 3650*ms), write("a", k, 3700*ms), // begun in the new tenure: fine
+		end("a", k, 2, 3700*ms, false),
+		start("a", k, 3, 50*ms), write("a", k, 1800*ms), // begun before the watch saw a's record: the window alone judges it
+		end("a", k, 3, 1800*ms, false),
+	}
+	got := lateWrites(events, versions, 1, 1800*ms)
+	if len(got) != 1 || got[0].write.At != 3700*ms || got[0].started != 1000*ms || got[0].interrupted == nil || got[0].interrupted.holder != "b" {
+		t.Fatalf("late writes %+v, want a's write at 3.7s, its tenure interrupted by b", got)
+	}
+}
+
+// TestLateWritesHoldingNotSeenYet: a replica takes back a bucket it held before, and writes
+// before the watch has delivered its new record: the record of its earlier holding does not
+// judge the write (seen under load on kube-apiserver: the watch lagged by 50 ms).
+func TestLateWritesHoldingNotSeenYet(t *testing.T) {
+	k := "k0"
+	at := func(s int) time.Time { return time.Unix(int64(1000+s), 0) }
+	versions := []leaseVersion{
+		{bucket: 0, holder: "a", acquire: at(0), renew: at(0), seen: 100 * ms},
+		{bucket: 0, holder: "", acquire: at(1), renew: at(1), seen: 1000 * ms},  // a released it
+		{bucket: 0, holder: "a", acquire: at(3), renew: at(3), seen: 3950 * ms}, // a took it back at 3.85 s
+	}
+	events := []record.Event{
+		start("a", k, 1, 3860*ms), write("a", k, 3911*ms), end("a", k, 1, 3911*ms, false),
+	}
+	if got := lateWrites(events, versions, 1, 1800*ms); len(got) != 0 {
+		t.Errorf("late writes %+v, want none: the write's holding was not seen yet", got)
+	}
+}
+
 // TestCacheFaults checks the check of sharded caches: a Cached event is a fault unless the
 // replica caches exactly the objects of the buckets it has synced.
 func TestCacheFaults(t *testing.T) {

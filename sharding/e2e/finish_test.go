@@ -62,6 +62,11 @@ func (h *harness) finish() {
 		h.t.Errorf("watching the Leases: %v", err)
 	}
 	for _, lw := range lateWrites(h.events, versions, h.buckets, h.tm.window()) {
+		if lw.interrupted != nil {
+			h.t.Errorf("late write: %s wrote %s (bucket %d) at %s, in a reconcile begun at %s, after its tenure was interrupted: the Lease named %q at %s",
+				lw.write.Replica, lw.write.Key, bucketOf(lw.write.Key, h.buckets), h.at(lw.write.At), h.at(lw.started), lw.interrupted.holder, h.at(lw.interrupted.seen))
+			continue
+		}
 		h.t.Errorf("late write: %s wrote %s (bucket %d) at %s, after the end of its hold window at %s",
 			lw.write.Replica, lw.write.Key, bucketOf(lw.write.Key, h.buckets), h.at(lw.write.At), h.at(lw.windowEnd))
 	}

@@ -163,13 +163,19 @@ func early(ts []takeover, window time.Duration) []takeover {
 	return out
 }
 
-// lateWrite is a write a reconcile made after the end of its replica's hold window on the
-// key's bucket, as the Lease's versions bound it.
+// lateWrite is a write a reconcile made after the end of its replica's hold on the key's
+// bucket, as the Lease's versions bound it: after the hold window, or after the tenure the
+// reconcile began in was interrupted.
 type lateWrite struct {
 	write record.Event
 	// windowEnd is the latest instant the write could have been within the window: LeaseDuration
 	// less the drift bound after the harness saw the first version of the holder's last record.
+	// Zero when the write is late for an interrupted tenure.
 	windowEnd time.Duration
+	// interrupted is the version that interrupted the reconcile's tenure: the Lease named
+	// another holder, or none, after it had named the writer since the reconcile began.
+	interrupted *leaseVersion
+	started     time.Duration // when the reconcile began
 }
 
 // lateWrites returns the writes made after the end of their replica's hold window: the fencing
@@ -178,39 +184,105 @@ type lateWrite struct {
 // write it takes the replica's last record of the bucket that the watch had seen by the
 // write's instant, and the first version of that record: the package counts the window from no
 // earlier than when that version was written, and the watch saw it after. A write after that
-// instant plus window is late. A write before any record of its replica was seen is not judged
-// here (the overlap check still is).
+// instant plus window is late. A write made while the last record seen is not its replica's
+// (none yet, or the watch has not delivered the record of a holding begun since another
+// holder's or a release) is not judged by the window: it is by the tenure rule below, and by
+// the overlap check.
 //
 // A renewal that the watch delivers after a write it allowed does not count for it. That is
 // sound: a renewal can let a write past the previous record's window only if its answer came
 // before the keys' contexts ended, the drain budget before that window's end, and the watch
 // delivers a version long before that (milliseconds here).
+//
+// A write is late too if, between its reconcile's start and the write, the watch saw the Lease
+// name the writer and then another holder or none: the package's tenure rule (a key's hold
+// belongs to the tenure it was handed out in, and a tenure never spans another holder), judged
+// from the Leases, so that a replica that takes the bucket back cannot lend its new record to
+// a reconcile that began before it lost the bucket.
 func lateWrites(events []record.Event, versions []leaseVersion, buckets int, window time.Duration) []lateWrite {
 	// records[bucket] lists the versions that begin a record, in the order seen.
 	records := make(map[int][]leaseVersion)
 	last := make(map[int]leaseVersion)
+	byBucket := make(map[int][]leaseVersion)
 	for _, v := range versions {
 		if prev, ok := last[v.bucket]; !ok || !v.sameRecord(prev) {
 			records[v.bucket] = append(records[v.bucket], v)
 		}
 		last[v.bucket] = v
+		byBucket[v.bucket] = append(byBucket[v.bucket], v)
 	}
+	type slot struct{ replica, key string }
+	started := make(map[slot]time.Duration)
 	var out []lateWrite
 	for _, e := range events {
+		if e.Kind == record.Start {
+			started[slot{e.Replica, e.Key}] = e.At
+		}
 		if e.Kind != record.Write {
 			continue
 		}
+		start, ok := started[slot{e.Replica, e.Key}]
+		if ok {
+			if v := interruption(byBucket[bucketOf(e.Key, buckets)], e.Replica, start, e.At); v != nil {
+				out = append(out, lateWrite{write: e, interrupted: v, started: start})
+				continue
+			}
+		}
+		// The record seen last by the write, if the writer's: a record of the writer's seen
+		// before another holder's, or none's, belongs to an earlier holding, and the watch may
+		// not have delivered the record of the holding the write belongs to yet.
 		var first *leaseVersion
 		for i, r := range records[bucketOf(e.Key, buckets)] {
 			if r.seen > e.At {
 				break
 			}
-			if r.holder == e.Replica {
-				first = &records[bucketOf(e.Key, buckets)][i]
-			}
+			first = &records[bucketOf(e.Key, buckets)][i]
 		}
-		if first != nil && e.At > first.seen+window {
+		if first != nil && first.holder == e.Replica && e.At > first.seen+window {
 			out = append(out, lateWrite{write: e, windowEnd: first.seen + window})
+		}
+	}
+	return out
+}
+
+// interruption returns the first version of versions (one bucket's, in the order seen) that,
+// seen in (from, to], names a holder other than replica, or none, after a version naming
+// replica was the latest seen at or after from; or nil.
+func interruption(versions []leaseVersion, replica string, from, to time.Duration) *leaseVersion {
+	held := false
+	for i, v := range versions {
+		if v.seen > to {
+			break
+		}
+		if v.seen <= from {
+			held = v.holder == replica
+			continue
+		}
+		if v.holder == replica {
+			held = true
+		} else if held {
+			return &versions[i]
+		}
+	}
+	return nil
+}
+
+// returnedTo returns the buckets whose Lease, as seen so far, named replica, then another
+// holder or none, then replica again.
+func (l *leaseLog) returnedTo(replica string) []int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	stage := make(map[int]int) // 1: named replica; 2: then left it
+	var out []int
+	for _, v := range l.versions {
+		switch s := stage[v.bucket]; {
+		case v.holder == replica && s == 2:
+			out = append(out, v.bucket)
+			stage[v.bucket] = 3
+		case v.holder == replica && s == 0:
+			stage[v.bucket] = 1
+		case v.holder != replica && s == 1:
+			stage[v.bucket] = 2
 		}
 	}
 	return out

@@ -98,7 +98,7 @@ func run(api *leasetest.Server, name string, keys []string) *replica {
 		Identity:      name,
 		Buckets:       buckets,
 		LeaseDuration: 2 * time.Second,
-		RenewDeadline: time.Second,
+		RenewDeadline: 1200 * time.Millisecond,
 		RetryPeriod:   250 * time.Millisecond,
 	})
 	r.queue = sharding.Wrap(r.sharder, workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),

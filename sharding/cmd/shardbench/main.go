@@ -44,7 +44,7 @@ var config = sharding.Config{
 	Namespace:     "bench",
 	Buckets:       buckets,
 	LeaseDuration: 2 * time.Second,
-	RenewDeadline: time.Second,
+	RenewDeadline: 1200 * time.Millisecond,
 	RetryPeriod:   250 * time.Millisecond,
 }
 

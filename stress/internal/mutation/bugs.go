@@ -95,15 +95,15 @@ var Bugs = []Bug{
 	},
 	{
 		Name:   "group-limit-off-by-one",
-		Breaks: "a FIFO queue hands out one item more of a group than MaxPerGroup",
-		File:   "queue/grouped.go",
-		Edits:  []Edit{{"b.out >= g.limit", "b.out > g.limit"}},
+		Breaks: "every queue hands out one item more of a group than MaxPerGroup: the limit is one rule for both cores",
+		File:   "queue/limit.go",
+		Edits:  []Edit{{"l.out[name] >= l.limit", "l.out[name] > l.limit"}},
 	},
 	{
-		Name:   "prio-group-limit-off-by-one",
-		Breaks: "a priority queue hands out one item more of a group than MaxPerGroup",
+		Name:   "prio-group-limit-across-priorities",
+		Breaks: "a priority queue hands out more items of a group than MaxPerGroup once the group has items at two priorities",
 		File:   "queue/priority/groups.go",
-		Edits:  []Edit{{"f.out[name] >= f.limit", "f.out[name] > f.limit"}},
+		Edits:  []Edit{{"if f.limit.Reached(b.name) {", "if false && f.limit.Reached(b.name) {"}},
 	},
 	{
 		Name:   "shutdown-holds",

@@ -23,7 +23,7 @@ import (
 
 // The buckets' Leases, short so that the example runs in seconds (client-go's defaults are
 // 15 s, 10 s and 2 s). With a RetryPeriod under a second a Lease's record changes once a
-// second, so RenewDeadline must exceed 1 s by a few round trips; LeaseDuration/1.1 must then
+// second, so RenewDeadline must exceed 1 s by two round trips; LeaseDuration/1.1 must then
 // exceed RenewDeadline+RetryPeriod, leaving a drain budget of 977 ms here.
 const (
 	leaseDuration = 3 * time.Second

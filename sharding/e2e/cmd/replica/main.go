@@ -13,10 +13,11 @@
 // of the buckets held and every hand-over go to its record (package internal/record).
 //
 //	replica -server https://127.0.0.1:PORT -ca FILE -token TOKEN -namespace NS -identity NAME \
-//	        -record FILE [-kind queue -buckets 12 -lease 2s -renew 1s -retry 250ms -workers 4 -work 200ms ...]
+//	        -record FILE [-kind queue -buckets 12 -lease 2s -renew 1.2s -retry 250ms -workers 4 -work 200ms ...]
 //
 // SIGTERM or SIGINT makes it leave gracefully: its sharder hands every bucket back, and it
-// exits 0.
+// exits 0. SIGUSR1 stalls every reconcile right before its next check of sharding.Fence, until
+// SIGUSR2.
 package main
 
 import (
@@ -81,7 +82,7 @@ func main() {
 	flag.IntVar(&o.buckets, "buckets", 12, "Config.Buckets")
 	flag.IntVar(&o.workers, "workers", 4, "workers")
 	flag.DurationVar(&o.lease, "lease", 2*time.Second, "Config.LeaseDuration")
-	flag.DurationVar(&o.renew, "renew", time.Second, "Config.RenewDeadline")
+	flag.DurationVar(&o.renew, "renew", 1200*time.Millisecond, "Config.RenewDeadline")
 	flag.DurationVar(&o.retry, "retry", 250*time.Millisecond, "Config.RetryPeriod")
 	flag.Float64Var(&o.drift, "drift", 0, "Config.MaxClockDrift (0: the default)")
 	flag.DurationVar(&o.work, "work", 200*time.Millisecond, "how long a reconcile works")
@@ -100,6 +101,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stalls := make(chan os.Signal, 2)
+	signal.Notify(stalls, syscall.SIGUSR1, syscall.SIGUSR2)
+	go func() {
+		for sig := range stalls {
+			stalled.set(sig == syscall.SIGUSR1)
+		}
+	}()
 	if err := run(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/actorqueue/workqueue/sharding"
@@ -55,7 +56,8 @@ func (r *reconciler) reconcile(ctx context.Context, key string, gen int, rv stri
 }
 
 // mayWrite reports whether a write may be made now: the context has not ended and the bucket
-// is held, by the clock, for longer than a write takes.
+// is held, by the clock, for longer than a write takes. While stalled, it waits between the
+// two checks.
 func (r *reconciler) mayWrite(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false
@@ -63,6 +65,40 @@ func (r *reconciler) mayWrite(ctx context.Context) bool {
 	if r.unsharded {
 		return true
 	}
+	stalled.wait()
 	deadline, ok := sharding.Fence(ctx)
 	return ok && time.Until(deadline) > writeLatency
+}
+
+// stalled holds every reconcile right before its check of Fence while it is on: a worker
+// stopped there for as long as the test wants, as a pause of the whole process could not stop
+// it (the process's elector and answers would stop too). SIGUSR1 turns it on, SIGUSR2 off
+// (see main).
+var stalled stall
+
+// stall is a gate that reconciles wait at while it is on.
+type stall struct {
+	mu sync.Mutex
+	on chan struct{} // nil while off; closed when turned off
+}
+
+func (s *stall) wait() {
+	s.mu.Lock()
+	on := s.on
+	s.mu.Unlock()
+	if on != nil {
+		<-on
+	}
+}
+
+func (s *stall) set(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case on && s.on == nil:
+		s.on = make(chan struct{})
+	case !on && s.on != nil:
+		close(s.on)
+		s.on = nil
+	}
 }

@@ -19,13 +19,14 @@ type Proxy struct {
 	listener net.Listener
 	target   string
 
-	mu    sync.Mutex
-	up    time.Duration // delay of the bytes the client sends
-	down  time.Duration // delay of the bytes the server answers
-	state State
-	links map[*link]struct{}
-	done  bool
-	wg    sync.WaitGroup
+	mu      sync.Mutex
+	up      time.Duration // delay of the bytes the client sends
+	down    time.Duration // delay of the bytes the server answers
+	state   State
+	changed chan struct{} // closed, and replaced, when the state changes
+	links   map[*link]struct{}
+	done    bool
+	wg      sync.WaitGroup
 }
 
 // State is whether a Proxy forwards.
@@ -47,6 +48,12 @@ const (
 	// now hangs; one made earlier can still succeed. Opening the proxy again closes the
 	// connections, as after Silent.
 	LoseRequests
+	// HoldAnswers forwards the client's bytes and holds the server's: a request made now is
+	// served, and its answer waits in the proxy, in order with the others, until the state
+	// changes, when they go on (or are dropped, if the new state drops them). A process
+	// stopped (SIGSTOP) once its answers are held, and the proxy opened, finds them waiting
+	// when it resumes.
+	HoldAnswers
 )
 
 // Start listens on a free loopback port and forwards each connection to target.
@@ -55,7 +62,7 @@ func Start(target string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{listener: l, target: target, links: make(map[*link]struct{})}
+	p := &Proxy{listener: l, target: target, links: make(map[*link]struct{}), changed: make(chan struct{})}
 	p.wg.Go(p.accept)
 	return p, nil
 }
@@ -81,6 +88,8 @@ func (p *Proxy) Set(s State) {
 	}
 	wasDropping := p.state == Silent || p.state == LoseRequests
 	p.state = s
+	close(p.changed)
+	p.changed = make(chan struct{})
 	if s == Refused || (s == Open && wasDropping) {
 		for l := range p.links {
 			l.close()
@@ -166,6 +175,7 @@ func (p *Proxy) pipe(l *link, dst, src net.Conn, upward bool) {
 				case <-l.gone:
 				}
 			}
+			p.waitWhileHeld(upward, l.gone)
 			if l.isClosed() || p.dropping(upward) {
 				continue
 			}
@@ -198,6 +208,24 @@ func (p *Proxy) delay(upward bool) time.Duration {
 		return p.up
 	}
 	return p.down
+}
+
+// waitWhileHeld waits while the proxy holds the bytes going up (to the target) or down, or
+// until gone is closed.
+func (p *Proxy) waitWhileHeld(upward bool, gone <-chan struct{}) {
+	for {
+		p.mu.Lock()
+		held, changed := !upward && p.state == HoldAnswers, p.changed
+		p.mu.Unlock()
+		if !held {
+			return
+		}
+		select {
+		case <-changed:
+		case <-gone:
+			return
+		}
+	}
 }
 
 // dropping reports whether the bytes going up (to the target) or down are dropped now.

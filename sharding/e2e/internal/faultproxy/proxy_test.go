@@ -187,3 +187,29 @@ func TestLoseRequests(t *testing.T) {
 		t.Errorf("new connection once Open: %v", err)
 	}
 }
+
+// TestHoldAnswers: a request made while the proxy holds answers reaches the server, its answer
+// waits, and it arrives on the same connection once the proxy opens.
+func TestHoldAnswers(t *testing.T) {
+	got := make(chan struct{}, 1)
+	p, dial := startTo(t, echoNotify(t, got))
+	c := dial()
+	p.Set(HoldAnswers)
+	if err := roundTrip(c, "held", 300*time.Millisecond); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a request sent while HoldAnswers: %v, want its answer held", err)
+	}
+	select {
+	case <-got:
+	default:
+		t.Fatal("the server never had the request")
+	}
+	p.Set(Open)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, len("held"))
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "held" {
+		t.Fatalf("the held answer once Open: %q, %v", buf, err)
+	}
+	if err := roundTrip(c, "after", 5*time.Second); err != nil {
+		t.Errorf("the same connection once Open: %v", err)
+	}
+}

@@ -2,19 +2,16 @@ package sharding
 
 import (
 	"context"
-	"strconv"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection"
 )
 
-// term runs one term of the election of bucket b: it campaigns with a new client-go
-// LeaderElector, leads the bucket if elected, and hands it over when the elector loses it or
-// ctx or halt is done. It reports whether to campaign again.
-func (s *Sharder) term(ctx, halt context.Context, b int) bool {
-	l := &lock{sharder: s, bucket: b, seen: &s.seen[b],
-		meta: metav1.ObjectMeta{Namespace: s.cfg.Namespace, Name: s.cfg.Name + "-" + strconv.Itoa(b)}}
+// campaign runs one campaign for bucket b: a new client-go LeaderElector campaigns for the
+// bucket's Lease, the campaign holds the bucket once elected, and hands it over when the
+// elector loses it or ctx or halt is done. It reports whether to campaign again.
+func (s *Sharder) campaign(ctx, halt context.Context, b int) bool {
+	l := newBucketLease(s, b)
 	leading := make(chan context.Context, 1)
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:          l,
@@ -33,11 +30,11 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 	if err != nil {
 		panic("sharding: " + err.Error()) // Config.withDefaults checks what NewLeaderElector does
 	}
-	// A request noted by an earlier term's elector, which has stopped: this term's own see the
-	// Lease afresh. Dropped here, before the campaign, not as the tenure begins: the elector
-	// may note a request on the Lease it acquires (one still naming this replica, whose
-	// request stays) before the tenure begins, and on the fast path of client-go's renewals,
-	// which read nothing while the Lease is unchanged, it would never note it again.
+	// A request noted by an earlier campaign's elector, which has stopped: this campaign's own
+	// sees the Lease afresh. Dropped here, before the campaign, not as the bucket is acquired:
+	// the elector may note a request on the Lease it acquires (one still naming this replica,
+	// whose request stays) before the holding begins, and on the fast path of client-go's
+	// renewals, which read nothing while the Lease is unchanged, it would never note it again.
 	select {
 	case <-s.asked[b]:
 	default:
@@ -49,6 +46,7 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 	go func() {
 		defer close(stopped)
 		elector.Run(electing)
+		l.hold.End() // no write of this campaign comes after: the next one begins a tenure
 	}()
 	stop := func() {
 		stopElecting()
@@ -70,27 +68,27 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 	if err != nil {
 		return s.unprepared(ctx, halt, lead, l, b, stop, err)
 	}
-	t := newTenure(b, l, s.cfg.drainBudget())
-	s.begin(t)
+	h := newHolding(b, l, &s.tenures[b])
+	s.acquired(h)
 	prepared()
 	select {
 	case <-halt.Done():
-		s.finish(t)
-		t.cancel()
+		s.givingUp(h)
+		h.cancel()
 		<-stopped
 		s.released(b)
 		return false
 	case <-lead.Done():
-		s.lose(t, Lost, time.Now(), s.finish(t))
+		s.lose(h, Lost, time.Now(), s.givingUp(h))
 		<-stopped
 		s.released(b)
 		return true
 	case <-ctx.Done():
-		s.handBack(ctx, t, lead, halt, stop)
+		s.handBack(ctx, h, lead, halt, stop)
 		s.released(b)
 		return false
 	case <-s.asked[b]:
-		s.handBack(ctx, t, lead, halt, stop)
+		s.handBack(ctx, h, lead, halt, stop)
 		s.released(b)
 		// Stay out of the election while the requester acquires the bucket.
 		pause := time.NewTimer(s.cfg.LeaseDuration)
@@ -109,17 +107,17 @@ func (s *Sharder) term(ctx, halt context.Context, b int) bool {
 // at once, and lose waits until its keys in processing are done or until the hold window
 // closes, after which another replica may acquire it. (The keys' contexts have ended the drain
 // budget before that already, whatever the elector reported and when.)
-func (s *Sharder) lose(t *tenure, cause Cause, since time.Time, drained <-chan struct{}) {
-	t.cancel()
-	deadline := time.NewTimer(time.Until(t.holdUntil()))
+func (s *Sharder) lose(h *holding, cause Cause, since time.Time, drained <-chan struct{}) {
+	h.cancel()
+	deadline := time.NewTimer(time.Until(h.current().Until))
 	defer deadline.Stop()
 	overran := 0
 	select {
 	case <-drained:
 	case <-deadline.C:
-		overran = t.running()
+		overran = h.running()
 	}
-	s.cfg.Metrics.HandedOver(Handover{Bucket: t.bucket, Cause: cause, Drain: time.Since(since), Overran: overran})
+	s.gaveUp(Handover{Bucket: h.bucket, Cause: cause, Drain: time.Since(since), Overran: overran})
 }
 
 // handBack hands over a bucket gracefully: it stops handing the bucket's keys out, waits up to
@@ -127,9 +125,9 @@ func (s *Sharder) lose(t *tenure, cause Cause, since time.Time, drained <-chan s
 // elector and releases the Lease (a request by another replica stays on it, so that the others
 // leave the bucket to the requester). If the elector loses the bucket meanwhile, or the keys
 // are not done in time, the Lease is not released and the hand-over ends as lose's does.
-func (s *Sharder) handBack(ctx context.Context, t *tenure, lead, halt context.Context, stop func()) {
+func (s *Sharder) handBack(ctx context.Context, h *holding, lead, halt context.Context, stop func()) {
 	since := time.Now()
-	drained := s.finish(t)
+	drained := s.givingUp(h)
 	patience := time.NewTimer(s.cfg.LeaseDuration)
 	defer patience.Stop()
 	select {
@@ -137,20 +135,20 @@ func (s *Sharder) handBack(ctx context.Context, t *tenure, lead, halt context.Co
 		stop()
 		released, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RenewDeadline)
 		defer cancel()
-		if err := t.lock.release(released); err != nil {
+		if err := h.lease.release(released); err != nil {
 			// The others take the bucket once the Lease expires instead.
-			s.failed(ctx, "release", t.lock.Describe(), err)
+			s.failed(ctx, "release", h.lease.Describe(), err)
 		}
-		t.cancel()
-		s.cfg.Metrics.HandedOver(Handover{Bucket: t.bucket, Cause: Released, Drain: time.Since(since)})
+		h.cancel()
+		s.gaveUp(Handover{Bucket: h.bucket, Cause: Released, Drain: time.Since(since)})
 	case <-halt.Done():
-		t.cancel()
+		h.cancel()
 		stop()
 	case <-lead.Done():
 		stop()
-		s.lose(t, Lost, since, drained)
+		s.lose(h, Lost, since, drained)
 	case <-patience.C:
 		stop()
-		s.lose(t, Expired, since, drained)
+		s.lose(h, Expired, since, drained)
 	}
 }

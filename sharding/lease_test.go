@@ -23,7 +23,8 @@ func TestRenewTimeNeverGoesBack(t *testing.T) {
 	ctx := context.Background()
 	server := leasetest.NewServer()
 	s := New(Config{Client: server.Clientset(nil).CoordinationV1(), Namespace: "ns", Name: "w", Identity: "a", Buckets: 1})
-	l := &lock{sharder: s, bucket: 0, seen: &s.seen[0], meta: metav1.ObjectMeta{Namespace: "ns", Name: "w-0"}}
+	l := newBucketLease(s, 0)
+	holdUntil := func() time.Time { return s.tenures[0].Load().Until }
 	now := time.Now().Round(0)
 	record := func(renew time.Time) resourcelock.LeaderElectionRecord {
 		return resourcelock.LeaderElectionRecord{HolderIdentity: "a", LeaseDurationSeconds: 15,
@@ -40,20 +41,20 @@ func TestRenewTimeNeverGoesBack(t *testing.T) {
 	if err := l.Create(ctx, record(now)); err != nil {
 		t.Fatal(err)
 	}
-	first := l.holdUntil()
+	first := holdUntil()
 	if err := l.Update(ctx, record(now.Add(-5*time.Second))); err != nil {
 		t.Fatal(err)
 	}
 	if got := stored(); !got.Equal(now.Truncate(time.Microsecond)) {
 		t.Errorf("renewTime written %v after a step back, want the last one, %v", got, now)
 	}
-	if got := l.holdUntil(); !got.Equal(first) {
+	if got := holdUntil(); !got.Equal(first) {
 		t.Errorf("the hold window moved by %v on a renewal that wrote the same record", got.Sub(first))
 	}
 	if err := l.Update(ctx, record(now.Add(2*time.Second))); err != nil {
 		t.Fatal(err)
 	}
-	if !l.holdUntil().After(first) {
+	if !holdUntil().After(first) {
 		t.Error("the hold window did not move on a renewal that wrote a new record")
 	}
 }
