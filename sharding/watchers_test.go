@@ -70,7 +70,7 @@ type watched struct {
 func newWatched(leases coordinationv1client.LeasesGetter, id string, j *journal, metrics Metrics) *watched {
 	w := &watched{journal: j, ran: make(chan struct{})}
 	w.sharder = New(Config{Client: leases, Namespace: "ns", Name: "watched", Identity: id, Buckets: 1,
-		LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond, Metrics: metrics})
+		LeaseDuration: 2 * time.Second, RenewDeadline: 1200 * time.Millisecond, RetryPeriod: 250 * time.Millisecond, Metrics: metrics})
 	if held := w.sharder.Watch(j); len(held) > 0 {
 		panic("held before Run")
 	}

@@ -202,7 +202,7 @@ func startOwnsReplica(t *testing.T, id string, field shardcache.Field, leases st
 	}
 	r := &ownsReplica{id: id}
 	r.sharder = sharding.New(sharding.Config{Client: clientset.CoordinationV1(), Namespace: leases, Name: "owns", Identity: id, Buckets: ownsBuckets,
-		LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond})
+		LeaseDuration: 2 * time.Second, RenewDeadline: 1200 * time.Millisecond, RetryPeriod: 250 * time.Millisecond})
 	// By UID the Secrets stay whole: a child's UID is not its owner's bucket. By namespace,
 	// both kinds share their namespace's bucket, in a cache of the whole cluster.
 	sharded := []client.Object{&corev1.ConfigMap{}}

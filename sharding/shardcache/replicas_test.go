@@ -40,7 +40,7 @@ func startReplica(t *testing.T, leases coordinationv1client.LeasesGetter, srv *s
 	t.Helper()
 	rep := &replica{id: id}
 	rep.sharder = sharding.New(sharding.Config{Client: leases, Namespace: "ns", Name: "cm", Identity: id, Buckets: testBuckets,
-		LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond})
+		LeaseDuration: 2 * time.Second, RenewDeadline: 1200 * time.Millisecond, RetryPeriod: 250 * time.Millisecond})
 	rep.informer = New(rep.sharder, srv, &corev1.ConfigMap{}, Options{Field: srv.field})
 	rep.queue = sharding.Wrap(rep.sharder, workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 		rep.informer.QueueConfig())
@@ -149,7 +149,7 @@ func TestInformerRegisteredLate(t *testing.T) {
 		srv := newServer(ByUID, testBuckets, true)
 		srv.populate(60)
 		s := sharding.New(sharding.Config{Client: leasetest.NewServer().Clientset(nil).CoordinationV1(), Namespace: "ns", Name: "late",
-			Identity: "a", Buckets: testBuckets, LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond})
+			Identity: "a", Buckets: testBuckets, LeaseDuration: 2 * time.Second, RenewDeadline: 1200 * time.Millisecond, RetryPeriod: 250 * time.Millisecond})
 		ctx, stop := context.WithCancel(context.Background())
 		ran := make(chan struct{})
 		go func() {
