@@ -62,7 +62,8 @@ type delayingQueue[T comparable] struct {
 
 // AddAfter adds item once duration has passed on the queue's clock; a duration of zero or less
 // adds it at once. An item already waiting keeps the earlier of the two instants. It does
-// nothing after shutdown.
+// nothing after shutdown, and an item still waiting at shutdown is dropped (ShutDownWithDrain
+// too), as in client-go.
 func (q *delayingQueue[T]) AddAfter(item T, duration time.Duration) {
 	q.q.AddAfter(item, duration, q.retries)
 }

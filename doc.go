@@ -9,7 +9,8 @@
 //     processed, it is processed again after Done.
 //   - Safe for many producers and consumers at once.
 //   - Shut down cleanly: after ShutDown, workers receive the items still queued, then
-//     shutdown == true.
+//     shutdown == true. Items still waiting on AddAfter or AddRateLimited are dropped, as in
+//     client-go: a drain finishes the items in processing, not the retries to come.
 //
 // # One goroutine per queue
 //

@@ -181,7 +181,8 @@ func (q *TypedPriorityQueue[T]) Len() int { return q.q.Len() }
 // and returns once the queue's goroutine has exited.
 func (q *TypedPriorityQueue[T]) ShutDown() { q.q.ShutDown() }
 
-// ShutDownWithDrain is ShutDown that first waits until no item is being processed.
+// ShutDownWithDrain shuts the queue down as ShutDown does, then waits until no item is being
+// processed. Items still waiting (added with After or RateLimited) are dropped, as by ShutDown.
 func (q *TypedPriorityQueue[T]) ShutDownWithDrain() { q.q.ShutDownWithDrain() }
 
 // ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done and returns the

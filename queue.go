@@ -24,7 +24,8 @@ type TypedInterface[T comparable] interface {
 	// ShutDown makes the queue ignore new items. Workers still receive the queued items, then
 	// shutdown == true.
 	ShutDown()
-	// ShutDownWithDrain is ShutDown that also waits until no item is being processed.
+	// ShutDownWithDrain shuts the queue down as ShutDown does, then waits until no item is
+	// being processed.
 	ShutDownWithDrain()
 	// ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
 	ShuttingDown() bool
@@ -173,7 +174,9 @@ func (q *Typed[T]) Done(item T) { q.q.Done(item) }
 // has exited; calling it again does nothing.
 func (q *Typed[T]) ShutDown() { q.q.ShutDown() }
 
-// ShutDownWithDrain is ShutDown that first waits until no item is being processed. Workers must
+// ShutDownWithDrain shuts the queue down as ShutDown does, then waits until no item is being
+// processed: new items are ignored from the start, and workers still receive the queued ones.
+// Items still waiting on AddAfter or AddRateLimited are dropped, as by ShutDown. Workers must
 // call Done on every item they get, or it waits until ShutDown is called.
 func (q *Typed[T]) ShutDownWithDrain() { q.q.ShutDownWithDrain() }
 

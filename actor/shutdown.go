@@ -14,8 +14,9 @@ func (q *Queue[T]) ShutDown() {
 	throw(r)
 }
 
-// ShutDownWithDrain is ShutDown that first waits until no item is being processed: forever if
-// a worker never calls Done, unless ShutDown is called meanwhile.
+// ShutDownWithDrain shuts the queue down as ShutDown does, then waits until no item is being
+// processed: forever if a worker never calls Done, unless ShutDown is called meanwhile. Items
+// still delayed are dropped, as by ShutDown.
 func (q *Queue[T]) ShutDownWithDrain() { q.ShutDownWithDrainContext(context.Background()) }
 
 // ShutDownWithDrainContext is ShutDownWithDrain that gives up when ctx is done: it then shuts
