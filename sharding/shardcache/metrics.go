@@ -1,6 +1,9 @@
 package shardcache
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Metrics receives an [Informer]'s measurements. Its methods are called from many goroutines
 // at once and must not block. Resource is Options.Resource.
@@ -27,3 +30,34 @@ func (noMetrics) SelectorIgnored(string)            {}
 func (noMetrics) Filtered(string, int)              {}
 func (noMetrics) Synced(string, int, time.Duration) {}
 func (noMetrics) Cached(string, []int, int)         {}
+
+// ignored logs, and reports to Metrics, once, that the API server ignores shard selectors.
+func (inf *Informer) ignored() {
+	inf.ignore.Do(func() {
+		inf.ignoring.Store(true)
+		inf.logger.Info("sharding: shardcache: the API server ignores shard selectors (feature gate ShardedListAndWatch off, or a server older than v1.36): the buckets' informers list every object, keep only their bucket's, and share one watch",
+			"resource", inf.opts.Resource, "field", inf.opts.Field)
+		inf.opts.Metrics.SelectorIgnored(inf.opts.Resource)
+	})
+}
+
+// filtered counts n objects the server sent outside the selected bucket.
+func (inf *Informer) filtered(n int) { inf.opts.Metrics.Filtered(inf.opts.Resource, n) }
+
+// reportCached tells Metrics which buckets have synced and how many objects they hold. The
+// reports of concurrent preparations and releases reach Metrics in the order they were
+// taken, so that the last one is the current state.
+func (inf *Informer) reportCached() {
+	inf.reporting.Lock()
+	defer inf.reporting.Unlock()
+	var buckets []int
+	n := 0
+	for _, sh := range inf.shardList() {
+		if sh.ready.Load() {
+			buckets = append(buckets, sh.bucket)
+			n += len(sh.informer.GetStore().ListKeys())
+		}
+	}
+	slices.Sort(buckets)
+	inf.opts.Metrics.Cached(inf.opts.Resource, buckets, n)
+}
