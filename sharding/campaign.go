@@ -90,17 +90,23 @@ func (s *Sharder) campaign(ctx, halt context.Context, b int) bool {
 	case <-s.asked[b]:
 		s.handBack(ctx, h, lead, halt, stop)
 		s.released(b)
-		// Stay out of the election while the requester acquires the bucket.
-		pause := time.NewTimer(s.cfg.LeaseDuration)
-		defer pause.Stop()
-		select {
-		case <-pause.C:
-			return true
-		case <-ctx.Done():
-		case <-halt.Done():
-		}
-		return false
+		return s.stayOut(ctx, halt)
 	}
+}
+
+// stayOut keeps this replica out of a bucket's election for LeaseDuration after it gave the
+// bucket back, so that the replica that asked for it acquires it. It reports whether to
+// campaign again: not if ctx or halt is done meanwhile.
+func (s *Sharder) stayOut(ctx, halt context.Context) bool {
+	pause := time.NewTimer(s.cfg.LeaseDuration)
+	defer pause.Stop()
+	select {
+	case <-pause.C:
+		return true
+	case <-ctx.Done():
+	case <-halt.Done():
+	}
+	return false
 }
 
 // lose hands over a bucket whose Lease this replica no longer renews: its context is cancelled

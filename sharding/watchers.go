@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 )
 
 // BucketWatcher caches the objects of the buckets this replica holds, and only theirs: it is
@@ -128,15 +127,7 @@ func (s *Sharder) unprepared(ctx, halt, lead context.Context, l *bucketLease, b 
 	if !errors.Is(err, errGiveBack) {
 		s.failed(ctx, "prepare", l.Describe(), err)
 	}
-	pause := time.NewTimer(s.cfg.LeaseDuration)
-	defer pause.Stop()
-	select {
-	case <-pause.C:
-		return true
-	case <-ctx.Done():
-	case <-halt.Done():
-	}
-	return false
+	return s.stayOut(ctx, halt)
 }
 
 // released has every watcher release bucket b, which this replica has given up and drained.
