@@ -8,6 +8,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/util/retry"
@@ -64,7 +65,7 @@ func (l *bucketLease) RecordEvent(string) {}
 func (l *bucketLease) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
 	lease, err := l.sharder.cfg.Client.Leases(l.meta.Namespace).Get(ctx, l.meta.Name, metav1.GetOptions{})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, l.refused(ctx, "get", err)
 	}
 	record, raw, err := observe(&lease.Spec)
 	if err != nil {
@@ -136,7 +137,11 @@ func (l *bucketLease) write(ctx context.Context, lease *coordinationv1.Lease, re
 		written, err = client.Update(ctx, lease, metav1.UpdateOptions{})
 	}
 	if err != nil {
-		return err
+		op := "update"
+		if create {
+			op = "create"
+		}
+		return l.refused(ctx, op, err)
 	}
 	l.keep(written)
 	if ours {
@@ -145,6 +150,19 @@ func (l *bucketLease) write(ctx context.Context, lease *coordinationv1.Lease, re
 		l.sharder.renewed(l, tenure, change, now)
 	}
 	return nil
+}
+
+// refused returns err, the failure of one of the election's requests (op "get", "create" or
+// "update"), after reporting it (Sharder.failed) if the server refused the request for want of
+// a permission or a credential: client-go's elector logs every failure and retries, but no
+// retry fixes a Role without that verb on Leases, and the replica would otherwise hold nothing
+// with nothing in its metrics to say why. Other failures (a server out of reach) are the
+// election's business: a bucket lost shows in Metrics.HandedOver.
+func (l *bucketLease) refused(ctx context.Context, op string, err error) error {
+	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+		l.sharder.failed(ctx, op, l.Describe(), err)
+	}
+	return err
 }
 
 // keep notes lease as the last read or written.

@@ -18,14 +18,18 @@ type Metrics interface {
 
 // FailureMetrics is an optional extension of [Metrics]: a Metrics that also implements it
 // receives the failures of the Lease requests the sharder makes besides the elections' own,
-// which it also logs (at error level, with the logger of Run's context). A conflict, the
-// normal end of a request that raced another, is not a failure.
+// and those of the elections' own that the server refused for want of a permission or a
+// credential, which it also logs (at error level, naming the op and the Lease). A conflict,
+// the normal end of a request that raced another, is not a failure.
 type FailureMetrics interface {
 	// RequestFailed reports one failed request: op is "list" (the balancing's look at the
 	// Leases), "ask" (asking another replica for a bucket), "release" (giving a bucket
-	// back after a graceful hand-over; the others then wait LeaseDuration for it) or
+	// back after a graceful hand-over; the others then wait LeaseDuration for it),
 	// "prepare" (a BucketWatcher failed to cache an acquired bucket's objects, which this
-	// replica then gave back).
+	// replica then gave back), or "get", "create" or "update" (a request of a bucket's
+	// election that the server refused as Forbidden or Unauthorized: the replica's Role
+	// lacks that verb on Leases, or its credential is not accepted; the elector retries it
+	// every RetryPeriod, and each refusal is reported).
 	RequestFailed(op string, err error)
 }
 

@@ -18,6 +18,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/actorqueue/workqueue/sharding"
@@ -74,6 +75,10 @@ type harness struct {
 	t0      time.Duration    // record.Now() when the scenario began
 
 	replicaArgs []string // extra flags of every replica
+	// token is the replicas' credential, made at the first launch (replicaToken); editRoles,
+	// if set before, changes the manifests' objects before they are applied.
+	token     string
+	editRoles func(runtime.Object)
 
 	objects map[string]*corev1.ConfigMap // by key, as last written
 	final   map[string]int               // generation last written, by key
@@ -219,7 +224,7 @@ func (h *harness) launch(name string) *proc {
 	}
 	recordPath := filepath.Join(h.dir, name+".jsonl")
 	args := append([]string{
-		"-server", "https://" + proxy.Addr(), "-ca", h.cluster.CAFile, "-token", h.cluster.Token,
+		"-server", "https://" + proxy.Addr(), "-ca", h.cluster.CAFile, "-token", h.replicaToken(),
 		"-namespace", h.ns, "-identity", name, "-record", recordPath,
 		"-buckets", strconv.Itoa(h.buckets),
 		"-lease", h.tm.lease.String(), "-renew", h.tm.renew.String(), "-retry", h.tm.retry.String(),

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
@@ -35,6 +37,7 @@ const (
 type run struct {
 	dir      string
 	cluster  *cluster.Cluster
+	token    string // the replicas' credential: the ServiceAccount of the sharding module's rbac.yaml
 	view     view
 	replicas []*process
 }
@@ -106,13 +109,25 @@ func (r *run) startCluster(ctx context.Context) error {
 	}
 	say("namespace %s: %d ConfigMaps, cm-00 to cm-%02d, at gen 1; %d buckets (Leases %s-0 to -%d)",
 		namespace, configMaps, configMaps-1, buckets, leaseName, buckets-1)
+	if r.token, err = r.cluster.ServiceAccount(ctx, namespace, allowUpdates); err != nil {
+		return err
+	}
+	say("the replicas run as the ServiceAccount of sharding/deploy/rbac.yaml, under its Roles (and update on ConfigMaps, the reconciler's own)")
 	return nil
+}
+
+// allowUpdates adds to rbac.yaml's Role for the watched objects what this controller's
+// reconciler does besides: update the ConfigMaps it reconciles.
+func allowUpdates(obj runtime.Object) {
+	if role, ok := obj.(*rbacv1.Role); ok && role.Name == "my-controller-objects" {
+		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"update"}})
+	}
 }
 
 // startReplicas starts three replicas and waits until they share the buckets evenly.
 func (r *run) startReplicas(ctx context.Context) error {
 	for _, name := range []string{"replica-a", "replica-b", "replica-c"} {
-		p, err := startReplica(r.dir, name, r.cluster, namespace)
+		p, err := startReplica(r.dir, name, r.cluster, r.token, namespace)
 		if err != nil {
 			return err
 		}

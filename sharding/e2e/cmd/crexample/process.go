@@ -20,10 +20,10 @@ type process struct {
 	err    error         // how it exited, once exited is closed
 }
 
-// startReplica starts this program as the replica name, on the cluster's API server and in
-// namespace. Its standard output is printed prefixed with its name; its standard error, its
+// startReplica starts this program as the replica name, on the cluster's API server with
+// token, and in namespace. Its standard output is printed prefixed with its name; its standard error, its
 // logs, goes to dir/<name>.log.
-func startReplica(dir, name string, c *cluster.Cluster, namespace string) (*process, error) {
+func startReplica(dir, name string, c *cluster.Cluster, token, namespace string) (*process, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -32,7 +32,7 @@ func startReplica(dir, name string, c *cluster.Cluster, namespace string) (*proc
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-replica", name, "-server", c.URL, "-ca", c.CAFile, "-token", c.Token, "-namespace", namespace)
+	cmd := exec.Command(self, "-replica", name, "-server", c.URL, "-ca", c.CAFile, "-token", token, "-namespace", namespace)
 	cmd.Stderr = log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the example
 	out, err := cmd.StdoutPipe()

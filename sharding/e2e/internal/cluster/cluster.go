@@ -1,6 +1,8 @@
 // Package cluster runs the API server of the end-to-end tests: kube-apiserver, built from
 // k8s.io/kubernetes by the Go command (a tool of this module), as a child process, on an etcd
-// embedded in the calling process.
+// embedded in the calling process, with RBAC on. The tests are admins (Cluster.Token); the
+// replicas run as the ServiceAccount of the sharding module's manifests, under its Roles
+// (Cluster.ServiceAccount, rbac.go).
 package cluster
 
 import (
@@ -47,7 +49,8 @@ type Cluster struct {
 	URL string
 	// CAFile verifies the server's certificate, which names 127.0.0.1 and localhost.
 	CAFile string
-	// Token authenticates a member of system:masters, allowed everything.
+	// Token authenticates a member of system:masters, allowed everything: the tests' own
+	// credential, never the replicas'.
 	Token string
 	// Log is the file kube-apiserver writes its output to.
 	Log string
@@ -154,8 +157,8 @@ func (c *Cluster) startAPIServer(o Options, etcdURL string) error {
 	return nil
 }
 
-// writeServiceAccountKey writes a new ECDSA key to path, which kube-apiserver requires to sign
-// and verify service account tokens (the tests use none).
+// writeServiceAccountKey writes a new ECDSA key to path, with which kube-apiserver signs and
+// verifies service account tokens (the replicas' tokens, from the TokenRequest API).
 func writeServiceAccountKey(path string) (string, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
