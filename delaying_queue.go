@@ -78,6 +78,7 @@ func NewTypedDelayingQueue[T comparable]() TypedDelayingInterface[T] {
 // queue asks its metrics provider for the retries counter after the metrics of the queue it
 // adds to, as client-go does.
 func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConfig[T]) TypedDelayingInterface[T] {
+	checkDebounce("NewTypedDelayingQueueWithConfig", config.Debounce)
 	if config.Queue != nil && (config.Group != nil || config.MaxPerGroup != 0 || config.Debounce != (Debounce{})) {
 		panic("workqueue: NewTypedDelayingQueueWithConfig: Group, MaxPerGroup and Debounce apply to the " +
 			"queue it makes, not to config.Queue: set them on that queue's config")
