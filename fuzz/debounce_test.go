@@ -19,7 +19,7 @@ func FuzzDebounce(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		synctest.Test(t, func(t *testing.T) {
 			in := &input{data: data}
-			d, g, s := newDebounceDuel(t, in)
+			d, g, s := newGroupDuelWith(t, in, decodeDebounce(in))
 			for calls := 0; calls < maxCalls && !in.done(); calls++ {
 				switch c := in.pick(callsOf(d.level) + 1); {
 				case c == callsOf(d.level):
@@ -88,63 +88,4 @@ func (s *supersededDuel) superseded(d *duel[int], item int) {
 		}
 		return fmt.Sprint(side.Superseded(item))
 	})
-}
-
-// newDebounceDuel decodes the options from in and returns the duel between the FIFO queue they
-// build and groupModel, with the give-ups and Superseded of both sides.
-func newDebounceDuel(t *testing.T, in *input) (*duel[int], *groupDuel, *supersededDuel) {
-	kind := groupKind(in.pick(int(retriesForeign))) // the kinds that can debounce
-	window := decodeDebounce(in)
-	k, limit := in.pick(4), in.pick(3)
-	if k == 0 {
-		limit = 0
-	}
-	var group func(int) string
-	modelGroup := func(int) string { return "" }
-	if k > 0 {
-		group = func(item int) string { return fmt.Sprint(item % k) }
-		modelGroup = group
-	}
-	g := &groupDuel{sides: [2]*giveUps{new(giveUps), new(giveUps)}}
-	var spec *limiterSpec
-	maxRetries := 0
-	var real workqueue.TypedInterface[int]
-	var sup workqueue.TypedSuperseder[int]
-	name := fmt.Sprintf("Debounce %+v, groups %d, MaxPerGroup %d", window, k, limit)
-	l := plain
-	switch kind {
-	case groupedQueue:
-		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[int]{Group: group, MaxPerGroup: limit, Debounce: window})
-		name, real, sup = "NewTypedWithConfig, "+name, foreign[int]{q}, q
-	case groupedDelaying:
-		q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[int]{Group: group, MaxPerGroup: limit, Debounce: window})
-		name, l, real, sup = "NewTypedDelayingQueueWithConfig, "+name, delaying, foreignDelaying[int]{q}, q.(workqueue.TypedSuperseder[int])
-	default:
-		l = rateLimiting
-		s := decodeLimiter(in, tame, 2)
-		spec = &s
-		maxRetries = in.pick(4)
-		var giveUp func(int, int)
-		if maxRetries > 0 {
-			giveUp = g.sides[0].hear
-		}
-		config := workqueue.TypedRateLimitingQueueConfig[int]{Group: group, MaxPerGroup: limit, MaxRetries: maxRetries, GiveUp: giveUp, Debounce: window}
-		if kind == groupedMetrics {
-			config.Name, config.MetricsProvider = "fuzz", quietMetrics{}
-		}
-		name = fmt.Sprintf("NewTypedRateLimitingQueueWithConfig(%v), %s, MaxRetries %d", kind, name, maxRetries)
-		q := workqueue.NewTypedRateLimitingQueueWithConfig(build[int](s), config)
-		real, sup = foreignRateLimiting[int]{q}, q.(workqueue.TypedSuperseder[int])
-	}
-	var limiter reference[int]
-	var giveUp func(int, int)
-	if spec != nil {
-		limiter = ref[int](*spec)
-		if maxRetries > 0 {
-			giveUp = g.sides[1].hear
-		}
-	}
-	m := newGroupModel(modelGroup, limit, limiter, maxRetries, giveUp)
-	m.debounce = window
-	return startDuel(t, name, l, kind == groupedMetrics, real, m, spec), g, &supersededDuel{sides: [2]workqueue.TypedSuperseder[int]{sup, m}}
 }
