@@ -91,7 +91,7 @@ func ExampleLink() {
 // 200ms after the last.
 func ExampleNewQueueWith() {
 	var reconciles atomic.Int32
-	done := make(chan struct{})
+	done := make(chan struct{}, 10) // a second reconcile, were there one, must not block stop
 	reconciler := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 		reconciles.Add(1)
 		done <- struct{}{}
