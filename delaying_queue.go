@@ -43,10 +43,11 @@ type TypedDelayingQueueConfig[T comparable] struct {
 	// AddAfter, a due item, or, on a clock passed in, client-go's 10 s heartbeat) and finds the
 	// queue shut down directly, it drops the delayed items and exits.
 	Queue TypedInterface[T]
-	// Group and MaxPerGroup are those of TypedQueueConfig, for the queue this config makes: they
-	// cannot be set with Queue (set them on that queue's config instead).
+	// Group, MaxPerGroup and Debounce are those of TypedQueueConfig, for the queue this config
+	// makes: they cannot be set with Queue (set them on that queue's config instead).
 	Group       func(item T) string
 	MaxPerGroup int
+	Debounce    Debounce
 }
 
 // DelayingQueueConfig is TypedDelayingQueueConfig[any].
@@ -63,7 +64,8 @@ type delayingQueue[T comparable] struct {
 // AddAfter adds item once duration has passed on the queue's clock; a duration of zero or less
 // adds it at once. An item already waiting keeps the earlier of the two instants. It does
 // nothing after shutdown, and an item still waiting at shutdown is dropped (ShutDownWithDrain
-// too), as in client-go.
+// too), as in client-go. A debounce window does not hold it: its timing is decided (see the
+// package documentation, "Debounce").
 func (q *delayingQueue[T]) AddAfter(item T, duration time.Duration) {
 	q.q.AddAfter(item, duration, q.retries)
 }
@@ -77,9 +79,10 @@ func NewTypedDelayingQueue[T comparable]() TypedDelayingInterface[T] {
 // queue asks its metrics provider for the retries counter after the metrics of the queue it
 // adds to, as client-go does.
 func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConfig[T]) TypedDelayingInterface[T] {
-	if config.Queue != nil && (config.Group != nil || config.MaxPerGroup != 0) {
-		panic("workqueue: NewTypedDelayingQueueWithConfig: Group and MaxPerGroup apply to the queue " +
-			"it makes, not to config.Queue: set them on that queue's config")
+	checkDebounce("NewTypedDelayingQueueWithConfig", config.Debounce)
+	if config.Queue != nil && (config.Group != nil || config.MaxPerGroup != 0 || config.Debounce != (Debounce{})) {
+		panic("workqueue: NewTypedDelayingQueueWithConfig: Group, MaxPerGroup and Debounce apply to the " +
+			"queue it makes, not to config.Queue: set them on that queue's config")
 	}
 	switch inner := config.Queue.(type) {
 	case nil:
@@ -89,6 +92,7 @@ func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConf
 			Clock:           config.Clock,
 			Group:           config.Group,
 			MaxPerGroup:     config.MaxPerGroup,
+			Debounce:        config.Debounce,
 		}, true)
 		return &delayingQueue[T]{Typed: t, retries: retries}
 	case *Typed[T]: // exactly: a type that embeds one has methods of its own, to be called

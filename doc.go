@@ -86,6 +86,70 @@
 // below it is dropped, as every add then is. A count lasts until Forget or a give-up, so call
 // Forget when an item succeeds, as the limiter needs anyway.
 //
+// # Debounce
+//
+// Every queue config has a Debounce option, off at its zero value. With a Window, an item added
+// is held back until Window has passed without another add of it, or until MaxWait has passed
+// since the first add of the burst, whichever comes first; each add while it waits starts its
+// Window again. An object that changes ten times in a second is processed once, after the
+// burst, with its latest state: the processings saved are API calls saved.
+//
+//   - Which adds wait: Add and AddBatch, and on a priority queue AddWithOpts with neither After
+//     nor RateLimited. AddAfter (even with a zero delay) and AddRateLimited keep the timing they
+//     ask for, and an item they make ready leaves its window: that processing covers the adds
+//     the window held. An add of an item already waiting to be handed out, or due again after
+//     its Done, merges with it as without the option: the window holds only new changes.
+//   - An item in processing that is added again waits out its window too; it is superseded at
+//     once (see "Superseded"), and handed out again after its Done and its window, once.
+//   - Priority queues: an item's adds merge as controller-runtime merges them, the highest
+//     priority kept; an item waiting out its window is also released no later than a delayed
+//     add of it asked for. Groups: an item joins its group's turn when its window ends, as a
+//     delayed item does when it falls due.
+//   - Len, the depth metric and Snapshot.Queued leave held items out, as they leave delayed
+//     items out: they are not waiting for a worker yet. Snapshot.Debouncing counts them, and a
+//     provider that implements metrics.DebounceProvider records the gauge of them and the counter
+//     of adds absorbed (each add that restarted a window); the Prometheus and controller-runtime
+//     modules' providers do, as workqueue_debouncing and workqueue_debounced_adds_total, for
+//     debounced queues only. An item counts one add when its window ends, and its queue duration
+//     runs from then, as a delayed item's does.
+//   - Shutdown: a window is a delay that adds restart, so ShutDown and ShutDownWithDrain drop the
+//     held items with the delayed ones (a priority queue, which hands nothing out once shutting
+//     down, leaves them waiting). An item in processing whose add was held is then not
+//     superseded: it will not be handed out again.
+//
+// A MaxWait of zero sets no bound: an item added more often than every Window is then never
+// handed out, so set one. The constructors panic on a negative Window or MaxWait, a MaxWait
+// without a Window or below it, and on a Debounce for a queue of another package.
+//
+// # Superseded
+//
+// Every queue tells the holder of an item whether it was added again since it was handed out
+// (TypedSuperseder, among the TypedExtensions): Superseded(item) is true while the item is in
+// processing and an add of it came after its getter took it, so that the queue will hand it out
+// again after Done. A long processing can check it between steps and stop early, or skip a
+// write that is already stale. Adds merged before the Get do not count; a delayed add counts
+// once it falls due, an add held by a debounce window at once. On a priority queue, an entry
+// of the item that is ready, or waits out a window, supersedes it; one delayed by AddAfter or
+// the rate limiter does once it falls due. Groups change nothing. It is false for an item not
+// in processing, and for an item whose held add a shutdown dropped.
+//
+// It is cheap: a few atomic reads once the queue's goroutine has published what it knows (see
+// "Len"), a round trip to it only while it has commands still to apply. A queue nobody asks
+// pays nothing: the goroutine keeps the set of superseded items only once someone has asked.
+// controller-runtime reconcilers ask through their context (the controllerruntime module's
+// Link and Superseded). A wrapper that knows more can implement TypedSuperseder itself: a
+// sharded queue, say, whose replica has handed the item's bucket to another, which processes
+// the item from then on.
+//
+// # Len
+//
+// Len, like client-go's, is exact when it returns: it counts every add and every Get that
+// returned before it began. It sends the queue's goroutine no command, and so does not wake it,
+// whenever that goroutine has applied every command sent (its adds and Dones, say): once Len has
+// been called, the goroutine publishes its queue's length at the end of each turn, and Len
+// reads it, less the items workers have taken since from those handed out ahead. Otherwise, as
+// for a queue with a custom Queue (whose Len is its own code), it asks.
+//
 // # Code the queue runs
 //
 // A queue runs some of your code in its own goroutine: a custom Queue (storage), the Group

@@ -28,6 +28,19 @@ type TypedExtensions[T comparable] interface {
 	ShutDownWithDrainContext(ctx context.Context) (inFlight []T, err error)
 	// Snapshot returns the queue's counts at this instant.
 	Snapshot() Snapshot
+	TypedSuperseder[T]
+}
+
+// TypedSuperseder is a queue that tells the holder of an item whether it was added again since
+// it was handed out, so that a long processing can stop early or skip a write already stale:
+// every queue of this package, and any wrapper that knows more (a sharded queue, whose replica
+// has handed the item's bucket over, can say so too). Superseded must be cheap and safe to call
+// at any moment, from any goroutine.
+type TypedSuperseder[T comparable] interface {
+	// Superseded reports whether item, being processed, was added again since it was handed
+	// out, so that it will be handed out again after its Done; false for an item that is not
+	// being processed. See the package documentation, "Superseded".
+	Superseded(item T) bool
 }
 
 // Snapshot is a queue's state at one instant, for debugging and dashboards. Taking one does
@@ -43,6 +56,10 @@ type Snapshot struct {
 	Dirty int
 	// Delayed counts the items added with a delay that has not passed yet.
 	Delayed int
+	// Debouncing counts the items waiting out their debounce window (see the package
+	// documentation, "Debounce"); zero for a queue without one. A FIFO queue's item delayed by
+	// AddAfter and held by the window counts in both; a priority queue's counts here only.
+	Debouncing int
 	// OldestInFlight is how long the item processed for the longest time has been in
 	// processing; zero when none is. A FIFO queue measures it from when it put the item on its
 	// way to the workers, which is when a waiting worker takes it; when every worker was busy,
@@ -79,8 +96,15 @@ func (q *Typed[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 // queue.
 func (q *Typed[T]) Snapshot() Snapshot { return snapshot(q.q) }
 
+// Superseded reports whether item, being processed, was added again since its getter took it:
+// it is due again after its Done, or an add of it waits out a debounce window (a delayed add
+// counts once it falls due). It is false for an item not being processed. It costs a few atomic
+// reads, and a round trip to the queue's goroutine only while that goroutine has commands still
+// to apply; it panics if item cannot be a map key. See the package documentation, "Superseded".
+func (q *Typed[T]) Superseded(item T) bool { return q.q.Superseded(item) }
+
 // snapshot returns the counts of q.
 func snapshot[T comparable](q *actor.Queue[T]) (s Snapshot) {
-	s.Queued, s.Processing, s.Dirty, s.Delayed, s.OldestInFlight, s.ShuttingDown = q.Snapshot()
+	s.Queued, s.Processing, s.Dirty, s.Delayed, s.Debouncing, s.OldestInFlight, s.ShuttingDown = q.Snapshot()
 	return s
 }

@@ -70,6 +70,10 @@ type TypedPriorityQueueConfig[T comparable] struct {
 	// in the goroutine of the call that gave up, once the queue has forgotten the item. It
 	// needs MaxRetries.
 	GiveUp func(item T, attempts int)
+	// Debounce holds the items of plain adds (Add, AddBatch, AddWithOpts with neither After nor
+	// RateLimited) back until their adds stop (see Debounce, and the package documentation,
+	// "Debounce"). The zero value debounces nothing.
+	Debounce Debounce
 }
 
 // TypedPriorityQueue is a queue with priorities and the rules of controller-runtime's priority
@@ -94,16 +98,19 @@ var (
 
 // NewTypedPriorityQueue returns a new priority queue configured by config. It panics, with a
 // message that starts with "workqueue:", if MaxPerGroup or MaxRetries is negative, MaxPerGroup
-// is set without Group, or GiveUp without MaxRetries.
+// is set without Group, GiveUp without MaxRetries, or on a Debounce that NewTypedWithConfig
+// refuses.
 func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *TypedPriorityQueue[T] {
 	checkGroups("NewTypedPriorityQueue", config.Group, config.MaxPerGroup)
 	checkRetries("NewTypedPriorityQueue", config.MaxRetries, config.GiveUp)
+	checkDebounce("NewTypedPriorityQueue", config.Debounce)
 	rl := config.RateLimiter
 	if rl == nil {
 		rl = NewTypedItemExponentialFailureRateLimiter[T](5*time.Millisecond, 1000*time.Second)
 	}
 	// Every metric before the queue starts, so that a provider that fails leaves nothing running.
-	m := metrics.New[T](metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Priority: true})
+	m := metrics.New[T](metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Priority: true,
+		Debounce: config.Debounce.Window > 0})
 	retries := limiter.Retries[T]{Max: config.MaxRetries, GiveUp: config.GiveUp}
 	if config.MaxRetries > 0 {
 		retries.GivenUp = metrics.NewGivenUp(config.Name, config.MetricsProvider)
@@ -113,6 +120,7 @@ func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *Ty
 		Metrics:     m,
 		Group:       config.Group,
 		MaxPerGroup: config.MaxPerGroup,
+		Debounce:    config.Debounce.rule(),
 	})
 	pq := &TypedPriorityQueue[T]{q: q, limiter: q.Adopt("NewTypedPriorityQueue", rl, retries)}
 	runtime.AddCleanup(pq, (*actor.PriorityQueue[T]).Abandon, q) // see actor.Queue.Abandon
@@ -123,9 +131,10 @@ func NewTypedPriorityQueue[T comparable](config TypedPriorityQueueConfig[T]) *Ty
 // ready, and keeps its priority if higher. It does nothing after shutdown.
 func (q *TypedPriorityQueue[T]) Add(item T) { q.q.Add(item) }
 
-// AddAfter adds item after duration; zero or less adds it at once.
+// AddAfter adds item after duration; zero or less adds it at once. A debounce window does not
+// hold it: its timing is decided.
 func (q *TypedPriorityQueue[T]) AddAfter(item T, duration time.Duration) {
-	q.AddWithOpts(AddOpts{After: duration}, item)
+	q.q.AddWithOpts(duration, false, true, nil, q.limiter, item)
 }
 
 // AddRateLimited adds item after the wait the rate limiter decides. With a maximum of retries,
@@ -138,7 +147,7 @@ func (q *TypedPriorityQueue[T]) AddRateLimited(item T) {
 // retries and o.RateLimited, each item counts a retry, and the items that reach the maximum are
 // given up on, once the others are added.
 func (q *TypedPriorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
-	q.q.AddWithOpts(o.After, o.RateLimited, o.Priority, q.limiter, items...)
+	q.q.AddWithOpts(o.After, o.RateLimited, false, o.Priority, q.limiter, items...)
 }
 
 // AddBatch adds items at once, ready now, at priority zero: AddWithOpts with no options.
@@ -174,7 +183,8 @@ func (q *TypedPriorityQueue[T]) GetWithContext(ctx context.Context) (item T, shu
 func (q *TypedPriorityQueue[T]) Done(item T) { q.q.Done(item) }
 
 // Len returns the number of ready items, those added again while processed included; waiting
-// items are not counted.
+// items (delayed, or waiting out a debounce window) are not counted. Once called, it mostly
+// answers without waking the queue's goroutine (see the package documentation, "Len").
 func (q *TypedPriorityQueue[T]) Len() int { return q.q.Len() }
 
 // ShutDown makes the queue ignore new items, hand out no more and leave waiting items waiting,
@@ -197,3 +207,9 @@ func (q *TypedPriorityQueue[T]) ShuttingDown() bool { return q.q.ShuttingDown() 
 // Snapshot returns the queue's counts at this instant. Dirty counts the items added again while
 // processed, which wait for Done.
 func (q *TypedPriorityQueue[T]) Snapshot() Snapshot { return snapshot(q.q.Queue) }
+
+// Superseded reports whether item, being processed, was added again since it was handed out: a
+// ready entry of it waits for its Done, or an add of it waits out a debounce window. An entry
+// delayed by AddAfter or a rate limiter supersedes it once it falls due. It is false for an
+// item not being processed. See TypedSuperseder and the package documentation, "Superseded".
+func (q *TypedPriorityQueue[T]) Superseded(item T) bool { return q.q.Superseded(item) }

@@ -81,6 +81,9 @@ type TypedQueueConfig[T comparable] struct {
 	// MaxPerGroup is the most items of one group in processing at once; the others wait, counted
 	// in Len. Zero means no limit; it needs Group, and must not be negative.
 	MaxPerGroup int
+	// Debounce holds each item added with Add or AddBatch back until its adds stop (see
+	// Debounce, and the package documentation, "Debounce"). The zero value debounces nothing.
+	Debounce Debounce
 }
 
 // QueueConfig is TypedQueueConfig[any].
@@ -106,7 +109,8 @@ func NewTyped[T comparable]() *Typed[T] { return NewTypedWithConfig(TypedQueueCo
 
 // NewTypedWithConfig returns a new queue configured by config.
 // It panics, with a message that starts with "workqueue:", if MaxPerGroup is negative or set
-// without Group, or if Group and Queue are both set.
+// without Group, if Group and Queue are both set, or on a Debounce that checkDebounce refuses
+// (a negative Window or MaxWait, a MaxWait without Window or below it).
 func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
 	t, _ := newTyped(config, false)
 	return t
@@ -117,7 +121,9 @@ func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
 // provider that fails leaves nothing running.
 func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) (*Typed[T], metrics.CounterMetric) {
 	checkStorage("NewTypedWithConfig", config.Group, config.MaxPerGroup, config.Queue)
-	m := metrics.New[T](metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying})
+	checkDebounce("NewTypedWithConfig", config.Debounce)
+	m := metrics.New[T](metrics.Config{Name: config.Name, Provider: config.MetricsProvider, Delayed: delaying,
+		Debounce: config.Debounce.Window > 0})
 	var retries metrics.CounterMetric
 	if delaying { // after the queue's metrics, as client-go asks for them, and before the goroutine
 		retries = metrics.NewRetries(config.Name, config.MetricsProvider)
@@ -129,6 +135,7 @@ func newTyped[T comparable](config TypedQueueConfig[T], delaying bool) (*Typed[T
 		MaxPerGroup: config.MaxPerGroup,
 		Metrics:     m,
 		Delaying:    delaying,
+		Debounce:    config.Debounce.rule(),
 	})}
 	// Shut down once unreachable (see actor.Queue.Abandon). A delayed item may still be due for a
 	// getter waiting in Get, with no other reference to t: Get keeps t alive while it waits.
@@ -155,7 +162,9 @@ func NewNamed(name string) *Type { return NewWithConfig(QueueConfig{Name: name})
 // cannot be a map key.
 func (q *Typed[T]) Add(item T) { q.q.Add(item) }
 
-// Len returns the number of items waiting to be processed.
+// Len returns the number of items waiting to be processed, items waiting out a debounce window
+// or a delay not counted. It is exact when it returns, as client-go's is; once called, it
+// mostly answers without waking the queue's goroutine (see the package documentation, "Len").
 func (q *Typed[T]) Len() int { return q.q.Len() }
 
 // Get blocks until an item can be processed and returns it. Once the queue is shut down and

@@ -40,10 +40,11 @@ type TypedRateLimitingQueueConfig[T comparable] struct {
 	// package, or one of ours around a queue of another package), is called in the caller's
 	// goroutine, as client-go calls every limiter.
 	DelayingQueue TypedDelayingInterface[T]
-	// Group and MaxPerGroup are those of TypedQueueConfig, for the queue this config makes: they
-	// cannot be set with DelayingQueue (set them on that queue's config instead).
+	// Group, MaxPerGroup and Debounce are those of TypedQueueConfig, for the queue this config
+	// makes: they cannot be set with DelayingQueue (set them on that queue's config instead).
 	Group       func(item T) string
 	MaxPerGroup int
+	Debounce    Debounce
 	// MaxRetries is the most rate-limited requeues of an item: AddRateLimited requeues an item
 	// MaxRetries times since its last Forget, and the next call gives up on it instead (see
 	// the package documentation, "Retries"). Zero means no maximum, as in client-go; it must
@@ -90,8 +91,8 @@ func NewTypedRateLimitingQueue[T comparable](rateLimiter TypedRateLimiter[T]) Ty
 // Remember to call Forget. A nil rateLimiter is accepted, as by NewTypedRateLimitingQueue.
 //
 // It panics, with a message that starts with "workqueue:", on invalid options: MaxPerGroup or
-// MaxRetries negative, MaxPerGroup without Group, GiveUp without MaxRetries, or Group or
-// MaxPerGroup with DelayingQueue.
+// MaxRetries negative, MaxPerGroup without Group, GiveUp without MaxRetries, a Debounce that
+// NewTypedWithConfig refuses, or Group, MaxPerGroup or Debounce with DelayingQueue.
 func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimiter[T], config TypedRateLimitingQueueConfig[T]) TypedRateLimitingInterface[T] {
 	return newRateLimiting("NewTypedRateLimitingQueueWithConfig", rateLimiter, config)
 }
@@ -101,8 +102,9 @@ func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimi
 func newRateLimiting[T comparable](constructor string, rateLimiter TypedRateLimiter[T], config TypedRateLimitingQueueConfig[T]) TypedRateLimitingInterface[T] {
 	checkGroups(constructor, config.Group, config.MaxPerGroup)
 	checkRetries(constructor, config.MaxRetries, config.GiveUp)
-	if config.DelayingQueue != nil && (config.Group != nil || config.MaxPerGroup != 0) {
-		panic("workqueue: " + constructor + ": Group and MaxPerGroup apply to the queue it makes, " +
+	checkDebounce(constructor, config.Debounce)
+	if config.DelayingQueue != nil && (config.Group != nil || config.MaxPerGroup != 0 || config.Debounce != (Debounce{})) {
+		panic("workqueue: " + constructor + ": Group, MaxPerGroup and Debounce apply to the queue it makes, " +
 			"not to config.DelayingQueue: set them on that queue's config")
 	}
 	retries := limiter.Retries[T]{Max: config.MaxRetries, GiveUp: config.GiveUp}
@@ -118,6 +120,7 @@ func newRateLimiting[T comparable](constructor string, rateLimiter TypedRateLimi
 			Clock:           config.Clock,
 			Group:           config.Group,
 			MaxPerGroup:     config.MaxPerGroup,
+			Debounce:        config.Debounce,
 		}).(*delayingQueue[T])
 	case *delayingQueue[T]:
 		dq = inner

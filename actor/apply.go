@@ -12,6 +12,7 @@ import (
 // (controller-runtime's). The owner passes it the instants and carries out what it returns.
 type core[T comparable] interface {
 	Add(item T, at time.Time)
+	AddNow(item T, at time.Time)
 	AddAfter(item T, at time.Time)
 	NextDue() (time.Time, bool)
 	Due(now time.Time)
@@ -25,7 +26,11 @@ type core[T comparable] interface {
 	InProcessing() []T
 	Dirty() int
 	Delayed() int
+	Debouncing() int
 	OldestSince() (time.Time, bool)
+	Superseded(item T) bool
+	TrackSuperseded()
+	SupersededSet() (map[T]struct{}, bool)
 	Events() []metrics.Event[T]
 }
 
@@ -57,6 +62,8 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 	switch c.op {
 	case opAdd:
 		q.core.Add(c.item, at)
+	case opAddNow:
+		q.core.AddNow(c.item, at)
 	case opAddBatch:
 		c.more.items = q.addBatch(c, at)
 	case opAddAfter:
@@ -74,7 +81,7 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 			d = c.lim.WhenAt(c.item, q.instantOf(c.at))
 		}
 		if d <= 0 {
-			q.core.Add(c.item, at)
+			q.core.AddNow(c.item, at)
 		} else {
 			q.core.AddAfter(c.item, q.instantOf(c.at).Add(d))
 		}
@@ -113,6 +120,10 @@ func (q *Queue[T]) apply(c *command[T], at time.Time) (r result[T], parked bool)
 		}
 	case opLen:
 		r.n = q.core.Len()
+	case opSuperseded:
+		if q.core.Superseded(c.item) {
+			r.n = 1
+		}
 	case opTrackDelayed:
 		q.metrics.TrackDelayed()
 		q.metrics.SetDelayed(q.fifo.Delayed())
@@ -134,7 +145,8 @@ func (q *Queue[T]) addBatch(c *command[T], at time.Time) (gaveUp []T) {
 		return nil
 	}
 	now := q.instantOf(c.at)
-	b := priority.Batch[T]{Items: d.items, Priority: d.priority, After: d.after, Delays: d.delays}
+	b := priority.Batch[T]{Items: d.items, Priority: d.priority, After: d.after, Delays: d.delays,
+		Plain: !d.rateLimited && d.delays == nil && d.after <= 0 && !d.timed}
 	if d.rateLimited {
 		b.Wait = func(item T) time.Duration { return c.lim.WhenAt(item, now) }
 	}
@@ -159,10 +171,12 @@ func (q *Queue[T]) forwardDue() {
 	clear(items)
 }
 
-// stamp returns the instant c happened at, for the metrics: the caller's (see Queue.timed),
-// else now; zero without metrics.
+// stamp returns the instant c happened at, for the metrics and a debounce window: the caller's
+// (see Queue.timed), else now; zero for neither.
 func (q *Queue[T]) stamp(c *command[T]) time.Time {
 	switch {
+	case !q.metrics.Enabled() && q.debounces:
+		return q.instant()
 	case !q.metrics.Enabled():
 		return time.Time{}
 	case q.timed && c.callerTimed():

@@ -11,6 +11,7 @@ type op uint8
 
 const (
 	opAdd            op = iota // item
+	opAddNow                   // item, ready at once even if adds are debounced (AddAfter)
 	opAddBatch                 // items, in order (a priority queue: with the add options)
 	opAddAfter                 // item becomes due at at
 	opAddRateLimited           // item, asked of lim at the instant at
@@ -22,6 +23,7 @@ const (
 	opTaken                    // item, taken from ready at at: its metrics start
 	opDone                     // item
 	opLen                      // answers n
+	opSuperseded               // item; answers n = 1 if it is superseded
 	opSnapshot                 // do: reads the counts (as opDo, and takes a kept panic)
 	opTrackDelayed             // a delaying queue wraps this one: record its delayed items
 	opShutDown                 // answers once shut down (and drained)
@@ -44,7 +46,7 @@ type command[T comparable] struct {
 // calls (see Queue.timed): the adds and Dones that callers post, and the takes.
 func (c *command[T]) callerTimed() bool {
 	switch c.op {
-	case opAdd, opAddBatch, opDone, opTaken:
+	case opAdd, opAddNow, opAddBatch, opDone, opTaken:
 		return true
 	}
 	return false
@@ -61,6 +63,7 @@ type details[T comparable] struct {
 	priority    int
 	rateLimited bool
 	delays      []time.Duration // each item's delay, when the caller asked its limiter
+	timed       bool            // AddAfter: the items keep their timing, even a zero delay
 
 	do func() // opDo, opSnapshot
 }

@@ -40,7 +40,7 @@ func (q *Queue[T]) AddAfter(item T, delay time.Duration, retries metrics.Counter
 		return
 	}
 	if delay <= 0 {
-		q.post(command[T]{op: opAdd, item: item})
+		q.post(command[T]{op: opAddNow, item: item})
 	} else {
 		// Read here, so that a fake clock stepped right after the call counts from the call.
 		q.post(command[T]{op: opAddAfter, item: item, at: q.since(q.clock.Now().Add(delay))})
@@ -108,20 +108,42 @@ func (q *Queue[T]) Done(item T) {
 	q.post(command[T]{op: opDone, item: item})
 }
 
-// Len returns the number of items waiting to be handed out.
-func (q *Queue[T]) Len() int { return q.call(command[T]{op: opLen}).n }
+// Len returns the number of items waiting to be handed out. Once asked, the owner publishes its
+// queue's length at the end of each turn, and Len answers from it without a command whenever
+// the owner had applied every command put (see fresh); otherwise it asks.
+func (q *Queue[T]) Len() int {
+	q.observe(false)
+	if n, _, ok := q.fresh(); ok {
+		return n
+	}
+	return q.call(command[T]{op: opLen}).n
+}
+
+// Superseded reports whether item is being processed and was added again since it was handed
+// out (see queue.State.Superseded and priority.State.Superseded); false for an item not in
+// processing. Once asked, the owner keeps the superseded items in its published view, and
+// Superseded answers from it as Len does. It panics in the caller if item cannot be a map key.
+func (q *Queue[T]) Superseded(item T) bool {
+	q.check("Superseded", item)
+	q.observe(true)
+	if _, set, ok := q.fresh(); ok && set != nil {
+		_, in := (*set)[item]
+		return in
+	}
+	return q.call(command[T]{op: opSuperseded, item: item}).n == 1
+}
 
 // Snapshot returns the queue's counts at this instant, those of the root package's Snapshot,
 // without stopping it, also after shutdown.
-func (q *Queue[T]) Snapshot() (queued, processing, dirty, delayed int, oldest time.Duration, shuttingDown bool) {
+func (q *Queue[T]) Snapshot() (queued, processing, dirty, delayed, debouncing int, oldest time.Duration, shuttingDown bool) {
 	q.call(command[T]{op: opSnapshot, more: &details[T]{do: func() {
-		queued, processing, dirty, delayed = q.core.Len(), q.core.Processing(), q.core.Dirty(), q.core.Delayed()
+		queued, processing, dirty, delayed, debouncing = q.core.Len(), q.core.Processing(), q.core.Dirty(), q.core.Delayed(), q.core.Debouncing()
 		if since, ok := q.core.OldestSince(); ok {
 			oldest = q.instant().Sub(since)
 		}
 		shuttingDown = q.core.Closed()
 	}}})
-	return queued, processing, dirty, delayed, oldest, shuttingDown
+	return queued, processing, dirty, delayed, debouncing, oldest, shuttingDown
 }
 
 // ShuttingDown reports whether shutdown has begun.

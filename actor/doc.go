@@ -46,6 +46,12 @@
 //   - Checks in callers (Queue.check, checkAdd): an item that cannot be a map key, or whose
 //     group function panics, panics in the caller, so a grouped add need not wait.
 //   - Forward and StopWhen (Config): a delay heap in front of a queue of another package.
+//   - The view (view.go: Queue.publish, fresh, the mailbox's count of puts): Len and Superseded
+//     answer without a command, and without waking the owner, whenever the owner had applied
+//     every command sent, as dashboards and reconcilers poll them; a queue nobody asks publishes
+//     nothing, and its mailbox counts puts in a plain field.
+//   - Adds that keep their timing (opAddNow): a debounce window (the cores' rule) holds Add,
+//     not AddAfter with no delay.
 //   - Join: the first delaying queue built around a queue of this package shares its owner.
 //   - Abandon: a queue dropped without ShutDown does not keep its goroutine.
 //   - The Goexit guard (Queue.run): runtime.Goexit in code the owner runs (t.FailNow) ends the

@@ -79,6 +79,7 @@ func (q *Queue[T]) answer(reply chan result[T], r result[T]) {
 func (q *Queue[T]) keep(p any) {
 	if p != nil && q.stash == nil {
 		q.stash = p
+		q.void()
 	}
 }
 

@@ -24,6 +24,13 @@ type mailbox[T comparable] struct {
 	wake       chan struct{}
 	taken      *atomic.Uint64 // the watermark of takes
 	stopping   *atomic.Bool   // the queue's flag that shutdown has begun (see put)
+
+	// Commands are counted as they are put, so that a reader of the owner's view (see
+	// Queue.fresh) can tell whether the owner had applied every command put: puts counts them,
+	// and once watched, sent is puts as of the last put.
+	puts    uint64
+	watched bool
+	sent    atomic.Uint64
 }
 
 // segment is a run of commands, oldest first, and the segment that follows it.
@@ -55,6 +62,9 @@ func (b *mailbox[T]) put(c command[T], wake bool) {
 		t = b.extend()
 	}
 	t.commands = append(t.commands, c)
+	if b.puts++; b.watched {
+		b.sent.Store(b.puts)
+	}
 	if c.op == opShutDown {
 		b.stopping.Store(true)
 	}
@@ -108,6 +118,16 @@ func (b *mailbox[T]) collect(woken bool) *segment[T] {
 	chain := b.head
 	b.head, b.tail = nil, nil
 	return chain
+}
+
+// watch makes every put from now on publish the count of commands put, in sent.
+func (b *mailbox[T]) watch() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.watched {
+		b.watched = true
+		b.sent.Store(b.puts)
+	}
 }
 
 // nudge makes the owner take a turn though no command waits. It never blocks.

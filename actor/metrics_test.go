@@ -50,7 +50,7 @@ func TestAPanickingStartReachesItsGetter(t *testing.T) {
 		q.Add("a")
 		q.Add("b")
 		assert.PanicsWithValue(t, "observation failure", func() { q.Get() })
-		queued, processing, _, _, _, _ := q.Snapshot()
+		queued, processing, _, _, _, _, _ := q.Snapshot()
 		assert.Equal(t, 0, processing, "the Get that panicked took nothing")
 		assert.Equal(t, 2, queued)
 		var got []string

@@ -24,7 +24,10 @@ type PriorityQueue[T comparable] struct {
 // A limiter that is not owned is asked in the caller first: its panic adds none. The items are
 // then added even if shutdown began meanwhile, as in controller-runtime, which asks it after
 // its last look at the shutdown (there, a Len just after ShutDown waits for the add).
-func (q *PriorityQueue[T]) AddWithOpts(after time.Duration, rateLimited bool, prio *int, h *limiter.Handle[T], items ...T) {
+//
+// timed marks AddAfter's adds: they keep their timing, even a zero delay, where the other adds
+// without a delay or a rate limit wait out a debounce window, if the queue has one.
+func (q *PriorityQueue[T]) AddWithOpts(after time.Duration, rateLimited, timed bool, prio *int, h *limiter.Handle[T], items ...T) {
 	for _, item := range items {
 		q.checkAdd("AddWithOpts", item)
 	}
@@ -33,12 +36,12 @@ func (q *PriorityQueue[T]) AddWithOpts(after time.Duration, rateLimited bool, pr
 	if len(items) == 0 || stopping && !counting {
 		return
 	}
-	d := &details[T]{items: slices.Clone(items), after: after, rateLimited: rateLimited}
+	d := &details[T]{items: slices.Clone(items), after: after, rateLimited: rateLimited, timed: timed}
 	if prio != nil {
 		d.priority = *prio
 	}
 	c := command[T]{op: opAddBatch, lim: h, more: d}
-	if after > 0 || rateLimited {
+	if after > 0 || rateLimited || q.debounces {
 		now := q.clock.Now() // so that a fake clock stepped right after counts from the call
 		c.at = q.since(now)
 		if rateLimited && !h.Owned() && !stopping {

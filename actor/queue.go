@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/clock"
+	"github.com/actorqueue/workqueue/delay"
 	"github.com/actorqueue/workqueue/internal/keys"
 	"github.com/actorqueue/workqueue/limiter"
 	"github.com/actorqueue/workqueue/metrics"
@@ -40,6 +41,9 @@ type Config[T comparable] struct {
 	MaxPerGroup int
 	// StopWhen, when set, is asked in the owner whenever it wakes: true shuts the queue down.
 	StopWhen func() bool
+	// Debounce holds the items of Add and AddBatch (on a priority queue, of its plain adds)
+	// until their adds stop (see package delay); its zero value holds none.
+	Debounce delay.Debounce
 }
 
 // Queue is a workqueue run by one owner goroutine. Create it with [New] or [NewPriority]. Its
@@ -62,6 +66,16 @@ type Queue[T comparable] struct {
 	checkKeys bool           // items may fail to hash: check them before they reach the owner
 	group     func(T) string // a grouped queue's group function, checked in callers (see checkAdd)
 	bubbled   bool           // built in a testing/synctest bubble (see Abandon)
+	custom    bool           // a custom storage: Len always asks the owner (see observe)
+	debounces bool           // adds wait out a debounce window: they need their instants
+
+	// The view the owner publishes for Len and Superseded (see view.go), once asked for, on
+	// cache lines of its own: a caller polling Len reads them without slowing the commands.
+	_        [64]byte
+	view     view[T]
+	watching atomic.Bool // a caller asked for Len or Superseded
+	tracking atomic.Bool // a caller asked for Superseded
+	_        [64]byte
 
 	replies sync.Pool            // chan result[T], buffer 1
 	tomb    sync.Mutex           // held by whoever applies commands after the handover
@@ -84,6 +98,8 @@ type Queue[T comparable] struct {
 	schedule  queue.Schedule    // the ticks and the heartbeat
 	apart     bool              // the metrics read the real clock, apart from the queue's
 	ahead     []T               // room for the items prefetch reads ahead for
+	applied   uint64            // the commands applied so far, counted as the mailbox counts puts
+	tracked   bool              // the core keeps its superseded items (see publish)
 
 	// taken is the highest reservation any getter has taken: raised on every Get, so on a cache
 	// line of its own.
@@ -105,6 +121,7 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 	builtin = builtin || c.Storage == nil
 	q := newShell(c)
 	q.waits = q.waits || !builtin
+	q.custom = !builtin
 	q.timed = builtin && c.Metrics.Async()
 	if !q.waits && c.Group == nil { // a grouped queue decides turns as getters ask
 		q.ready = make(chan handoff[T], readySize) // read ahead
@@ -114,10 +131,11 @@ func newQueue[T comparable](c Config[T]) *Queue[T] {
 		storage = queue.NewGrouped(q.ownGroup(c.Group), c.MaxPerGroup)
 	}
 	q.fifo = queue.NewMachine(queue.MachineConfig[T]{
-		Storage: storage,
-		Origin:  q.origin,
-		Forward: c.Forward != nil,
-		Metrics: c.Metrics.Enabled(),
+		Storage:  storage,
+		Origin:   q.origin,
+		Forward:  c.Forward != nil,
+		Metrics:  c.Metrics.Enabled(),
+		Debounce: c.Debounce,
 	})
 	q.core, q.forward, q.stopWhen = q.fifo, c.Forward, c.StopWhen
 	if c.Clock != nil && c.Metrics.Enabled() { // client-go's ticks, on a test's clock
@@ -141,6 +159,7 @@ func NewPriority[T comparable](c Config[T]) *PriorityQueue[T] {
 	if c.Group != nil {
 		state = priority.NewGrouped(q.ownGroup(c.Group), c.MaxPerGroup)
 	}
+	state.Debounce(c.Debounce)
 	q.prio = priority.NewMachine(state, c.Metrics.Enabled())
 	q.core = q.prio
 	if c.Clock != nil {
@@ -176,6 +195,7 @@ func newShell[T comparable](c Config[T]) *Queue[T] {
 		group:     c.Group,
 		bubbled:   inBubble(),
 		metrics:   c.Metrics,
+		debounces: c.Debounce.On(),
 	}
 	q.origin = q.clock.Now()
 	q.meter = q.clock

@@ -50,6 +50,7 @@ func (q *Queue[T]) turn(a *alarm) {
 	}
 	q.catchUp()
 	q.refill()
+	q.publish()
 	a.set(q.deadline())
 }
 
@@ -58,6 +59,7 @@ func (q *Queue[T]) applyChain(chain *segment[T]) {
 	for s := chain; s != nil; s = s.next {
 		q.prefetch(s.commands)
 		q.execAll(s.commands)
+		q.applied += uint64(len(s.commands))
 	}
 	q.mailbox.recycle(chain)
 }

@@ -22,10 +22,18 @@ const (
 		"(rate-limited requeues, explicit RequeueAfter or AddAfter calls)"
 	givenUpHelp = "Total number of items the workqueue gave up on after their maximum of " +
 		"rate-limited requeues"
+	debouncingHelp = "Current number of items of workqueue waiting out their debounce window, " +
+		"not yet counted in its depth"
+	absorbedHelp = "Total number of adds workqueue absorbed into the debounce window of an item " +
+		"already waiting it out"
 )
 
-// givenUpKey names the given-up counter, which controller-runtime does not have.
-const givenUpKey = "given_up_total"
+// The names of the counters and gauges controller-runtime does not have.
+const (
+	givenUpKey    = "given_up_total"
+	debouncingKey = "debouncing"
+	absorbedKey   = "debounced_adds_total"
+)
 
 // Every series has these labels, both set to the queue's name.
 var labels = []string{"name", "controller"}

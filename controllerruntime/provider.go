@@ -18,14 +18,17 @@ import (
 // workqueue_queue_duration_seconds, workqueue_work_duration_seconds,
 // workqueue_unfinished_work_seconds, workqueue_longest_running_processor_seconds and
 // workqueue_retries_total with the labels name and controller, both set to the queue's name.
-// It implements workqueue.MetricsProvider, metrics.PriorityProvider, metrics.AsyncProvider and
-// metrics.GivenUpProvider (workqueue_given_up_total{name,controller}).
+// It implements workqueue.MetricsProvider, metrics.PriorityProvider, metrics.AsyncProvider,
+// metrics.GivenUpProvider (workqueue_given_up_total{name,controller}) and
+// metrics.DebounceProvider (workqueue_debouncing{name,controller} and
+// workqueue_debounced_adds_total{name,controller}, series that only a queue with a debounce
+// window makes).
 //
 // Create it with [NewProvider]; the zero value is not usable. It is safe for simultaneous use.
 type Provider struct {
-	depth, unfinished, longest *prometheus.GaugeVec
-	adds, retries, givenUp     *prometheus.CounterVec
-	latency, work              *prometheus.HistogramVec
+	depth, unfinished, longest, debouncing *prometheus.GaugeVec
+	adds, retries, givenUp, absorbed       *prometheus.CounterVec
+	latency, work                          *prometheus.HistogramVec
 }
 
 var (
@@ -33,7 +36,22 @@ var (
 	_ metrics.PriorityProvider  = (*Provider)(nil)
 	_ metrics.AsyncProvider     = (*Provider)(nil)
 	_ metrics.GivenUpProvider   = (*Provider)(nil)
+	_ metrics.DebounceProvider  = (*Provider)(nil)
 )
+
+// NewDebouncingMetric returns the workqueue_debouncing gauge of the queue named name: the
+// items waiting out their debounce window, not yet in the depth. controller-runtime has no
+// such series. It implements metrics.DebounceProvider.
+func (p *Provider) NewDebouncingMetric(name string) workqueue.SettableGaugeMetric {
+	return p.debouncing.WithLabelValues(name, name)
+}
+
+// NewDebouncedAddsMetric returns the workqueue_debounced_adds_total counter of the queue named
+// name: the adds that restarted the debounce window of an item already waiting it out, instead
+// of leading to a reconcile of their own. It implements metrics.DebounceProvider.
+func (p *Provider) NewDebouncedAddsMetric(name string) workqueue.CounterMetric {
+	return p.absorbed.WithLabelValues(name, name)
+}
 
 // NewGivenUpMetric returns the workqueue_given_up_total counter of the queue named name, with
 // the labels name and controller both set to name, as the other series: the items the queue
@@ -89,6 +107,12 @@ func NewProvider(reg prometheus.Registerer) (*Provider, error) {
 		return nil, err
 	}
 	if p.givenUp, err = adopt(reg, newCounter(givenUpKey, givenUpHelp)); err != nil {
+		return nil, err
+	}
+	if p.debouncing, err = adopt(reg, newGauge(debouncingKey, debouncingHelp)); err != nil {
+		return nil, err
+	}
+	if p.absorbed, err = adopt(reg, newCounter(absorbedKey, absorbedHelp)); err != nil {
 		return nil, err
 	}
 	if p.retries, err = adopt(reg, newCounter(crmetrics.RetriesKey, retriesHelp)); err != nil {

@@ -1,5 +1,6 @@
 // Package delay holds items until an instant: the waiting room behind a queue's AddAfter and
-// AddRateLimited. It is plain single-goroutine code; the current time is always an argument.
+// AddRateLimited ([Heap]), and the debounce window that holds an added item until its adds
+// stop ([Window]). It is plain single-goroutine code; the current time is always an argument.
 //
 // An instant is a time.Duration: the time elapsed since an origin of the caller's choosing (a
 // queue counts from its creation). Comparing two instants is then comparing two integers, and
@@ -61,6 +62,41 @@ func (h *Heap[T]) Schedule(item T, at time.Duration) bool {
 	h.slots[n].pos = int32(len(h.heap))
 	h.heap = append(roomForOne(h.heap), entry{at: at, slot: n})
 	h.up(len(h.heap) - 1)
+	return true
+}
+
+// Set makes item due at the instant at, earlier or later than it was: the one way an entry
+// moves later, for a debounce window that an add restarts (see [Window]).
+func (h *Heap[T]) Set(item T, at time.Duration) {
+	if number, waiting := h.index.Get(item); waiting {
+		pos := int(h.slots[number].pos)
+		h.heap[pos].at = at
+		h.fix(pos)
+		return
+	}
+	h.Schedule(item, at)
+}
+
+// Remove forgets item, and reports whether it was waiting.
+func (h *Heap[T]) Remove(item T) bool {
+	number, waiting := h.index.Get(item)
+	if !waiting {
+		return false
+	}
+	pos, last := int(h.slots[number].pos), len(h.heap)-1
+	if pos != last {
+		h.place(pos, h.heap[last])
+	}
+	h.heap = h.heap[:last]
+	if pos != last {
+		h.fix(pos)
+	}
+	h.index.Delete(item)
+	h.slots[number] = slot[T]{}
+	h.free = append(roomForOne(h.free), number)
+	if len(h.heap) == 0 {
+		h.emptied()
+	}
 	return true
 }
 
@@ -162,6 +198,15 @@ func (h *Heap[T]) up(j int) {
 		j = parent
 	}
 	h.place(j, e)
+}
+
+// fix moves the entry at i up or down to its place, after its instant changed.
+func (h *Heap[T]) fix(i int) {
+	if i > 0 && h.heap[i].at < h.heap[(i-1)/2].at {
+		h.up(i)
+		return
+	}
+	h.down(i, len(h.heap))
 }
 
 // down moves the entry at i, among the first n, away from the root while a child is due

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/actorqueue/workqueue"
 )
 
 // groupModel is the reference of a FIFO queue with the options of issue 28, written from the
@@ -23,6 +25,13 @@ import (
 //   - AddRateLimited counts the item's calls since its last Forget or give-up; the call after
 //     maxRetries of them (0: no maximum) gives up instead of adding: the count and the
 //     limiter's failures are forgotten, then giveUp hears of the item with the count.
+//   - With a debounce window (see debounce), Add of an item that is neither queued nor due
+//     again at its Done holds it instead: it is added once Window has passed since its last
+//     Add, or MaxWait since the first Add it is held for. A held item added is held afresh. An
+//     add from AddAfter or AddRateLimited (due, or with no wait) ends the hold, covering it.
+//     Items held and delayed items due at one instant are added in the order of their
+//     instants, the delayed first on a tie; ShutDown drops every item held, as it drops the
+//     delayed ones. An item in processing with a later Add (due again, or held) is superseded.
 //
 // Delays and the rate limiter are those of model (waitHeap, limited). Getters wait in line and
 // receive on a channel of their own. Its methods are safe for simultaneous use.
@@ -44,6 +53,10 @@ type groupModel[T comparable] struct {
 	waiting      waitHeap[T]
 	alarm        *time.Timer
 
+	debounce workqueue.Debounce
+	first    map[T]time.Time // each held item's first Add of its hold
+	holds    waitHeap[T]     // the held items, by the instant they are added
+
 	*limited[T]
 	maxRetries int
 	counts     map[T]int
@@ -60,7 +73,7 @@ func newGroupModel[T comparable](groupOf func(T) string, limit int, limiter refe
 	m := &groupModel[T]{
 		groupOf: groupOf, limit: limit,
 		lists: make(map[string][]T), out: make(map[string]int),
-		working: make(map[T]string), dirty: make(map[T]bool),
+		working: make(map[T]string), dirty: make(map[T]bool), first: make(map[T]time.Time),
 		limited:    &limited[T]{limiter: limiter},
 		maxRetries: maxRetries, counts: make(map[T]int), giveUp: giveUp,
 	}
@@ -92,17 +105,58 @@ func (m *groupModel[T]) Add(item T) {
 	mustHash("Add", item)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.debounce.Window > 0 && !m.shuttingDown && !m.dirty[item] {
+		m.hold(item)
+		return
+	}
 	m.add(item)
 }
 
+// add adds item at once, ending its hold: an AddAfter or AddRateLimited with no wait.
 func (m *groupModel[T]) add(item T) {
+	if m.shuttingDown {
+		return
+	}
 	m.enqueue(item)
+	m.unhold(item)
 	m.handOut()
 }
 
-// enqueue is add without serving the getters.
+// hold holds item until its debounce window ends, with the lock held.
+func (m *groupModel[T]) hold(item T) {
+	now := time.Now()
+	first, held := m.first[item]
+	if !held {
+		first = now
+		m.first[item] = now
+	}
+	wait := m.debounce.Window
+	if left := m.debounce.MaxWait - now.Sub(first); m.debounce.MaxWait > 0 && left < wait {
+		wait = max(left, 0)
+	}
+	m.holds.set(item, now.Add(wait))
+	m.setAlarm()
+}
+
+// unhold lets item's hold go, if it is held.
+func (m *groupModel[T]) unhold(item T) {
+	if m.holds.remove(item) {
+		delete(m.first, item)
+	}
+}
+
+// Superseded reports whether item is in processing and was added since: due again, or held.
+func (m *groupModel[T]) Superseded(item T) bool {
+	mustHash("Superseded", item)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, working := m.working[item]
+	return working && (m.dirty[item] || m.holds.has(item))
+}
+
+// enqueue adds item without serving the getters, shutting down or not.
 func (m *groupModel[T]) enqueue(item T) {
-	if m.shuttingDown || m.dirty[item] {
+	if m.dirty[item] {
 		return
 	}
 	m.dirty[item] = true
@@ -186,7 +240,6 @@ func (m *groupModel[T]) ShuttingDown() bool {
 func (m *groupModel[T]) shutDown() {
 	m.shuttingDown = true
 	m.waiting.clear()
-	m.setAlarm()
 	if !m.lifted {
 		m.lifted = true
 		var held []string
@@ -198,6 +251,9 @@ func (m *groupModel[T]) shutDown() {
 		slices.Sort(held)
 		m.turns = append(m.turns, held...)
 	}
+	m.holds.clear()
+	clear(m.first)
+	m.setAlarm()
 	m.handOut()
 }
 
@@ -242,7 +298,11 @@ func (m *groupModel[T]) setAlarm() {
 		m.alarm.Stop()
 		m.alarm = nil
 	}
-	if w := m.waiting.next(); w != nil {
+	w := m.waiting.next()
+	if h := m.holds.next(); h != nil && (w == nil || h.at.Before(w.at)) {
+		w = h
+	}
+	if w != nil {
 		m.alarm = time.AfterFunc(time.Until(w.at), m.release)
 	}
 }
@@ -256,11 +316,20 @@ func (m *groupModel[T]) release() {
 	defer m.mu.Unlock()
 	now := time.Now()
 	for {
-		item, ok := m.waiting.pop(now)
-		if !ok {
+		w, h := m.waiting.next(), m.holds.next()
+		delayed := w != nil && !w.at.After(now)
+		if h != nil && !h.at.After(now) && (!delayed || h.at.Before(w.at)) {
+			item, _ := m.holds.pop(now)
+			delete(m.first, item)
+			m.enqueue(item)
+			continue
+		}
+		if !delayed {
 			break
 		}
+		item, _ := m.waiting.pop(now)
 		m.enqueue(item)
+		m.unhold(item)
 	}
 	m.handOut()
 	m.setAlarm()

@@ -72,7 +72,18 @@ type groupDuel struct{ sides [2]*giveUps }
 // newGroupDuel decodes the options from in and returns the duel between the queue they build
 // and groupModel.
 func newGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
+	d, g, _ := newGroupDuelWith(t, in, workqueue.Debounce{})
+	return d, g
+}
+
+// newGroupDuelWith is newGroupDuel with the debounce window window on both sides, and returns
+// the Superseded of both too. A window goes with a queue that can have one: the kind
+// retriesForeign becomes groupedRateLimiting.
+func newGroupDuelWith(t *testing.T, in *input, window workqueue.Debounce) (*duel[int], *groupDuel, *supersededDuel) {
 	kind := groupKind(in.pick(int(groupKinds)))
+	if kind == retriesForeign && window.Window > 0 {
+		kind = groupedRateLimiting
+	}
 	k, limit := in.pick(4), in.pick(3) // k groups (0: no Group); limit per group
 	if kind == retriesForeign {
 		k = 0
@@ -90,15 +101,19 @@ func newGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
 	var spec *limiterSpec
 	maxRetries := 0
 	var real workqueue.TypedInterface[int]
+	var sup workqueue.TypedSuperseder[int]
 	name := fmt.Sprintf("groups %d, MaxPerGroup %d", k, limit)
+	if window.Window > 0 {
+		name = fmt.Sprintf("Debounce %+v, %s", window, name)
+	}
 	l := plain
 	switch kind {
 	case groupedQueue:
-		name = "NewTypedWithConfig, " + name
-		real = foreign[int]{workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[int]{Group: group, MaxPerGroup: limit})}
+		q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[int]{Group: group, MaxPerGroup: limit, Debounce: window})
+		name, real, sup = "NewTypedWithConfig, "+name, foreign[int]{q}, q
 	case groupedDelaying:
-		name, l = "NewTypedDelayingQueueWithConfig, "+name, delaying
-		real = foreignDelaying[int]{workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[int]{Group: group, MaxPerGroup: limit})}
+		q := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[int]{Group: group, MaxPerGroup: limit, Debounce: window})
+		name, l, real, sup = "NewTypedDelayingQueueWithConfig, "+name, delaying, foreignDelaying[int]{q}, q.(workqueue.TypedSuperseder[int])
 	default:
 		l = rateLimiting
 		s := decodeLimiter(in, tame, 2)
@@ -108,7 +123,7 @@ func newGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
 		if maxRetries > 0 {
 			giveUp = g.sides[0].hear
 		}
-		config := workqueue.TypedRateLimitingQueueConfig[int]{Group: group, MaxPerGroup: limit, MaxRetries: maxRetries, GiveUp: giveUp}
+		config := workqueue.TypedRateLimitingQueueConfig[int]{Group: group, MaxPerGroup: limit, MaxRetries: maxRetries, GiveUp: giveUp, Debounce: window}
 		switch kind {
 		case groupedMetrics:
 			config.Name, config.MetricsProvider = "fuzz", quietMetrics{}
@@ -116,7 +131,9 @@ func newGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
 			config.DelayingQueue = foreignDelaying[int]{workqueue.NewTypedDelayingQueue[int]()}
 		}
 		name = fmt.Sprintf("NewTypedRateLimitingQueueWithConfig(%v), %s, MaxRetries %d", kind, name, maxRetries)
-		real = foreignRateLimiting[int]{workqueue.NewTypedRateLimitingQueueWithConfig(build[int](s), config)}
+		q := workqueue.NewTypedRateLimitingQueueWithConfig(build[int](s), config)
+		real = foreignRateLimiting[int]{q}
+		sup, _ = q.(workqueue.TypedSuperseder[int]) // not one of ours around a foreign delaying queue
 	}
 	var limiter reference[int]
 	var giveUp func(int, int)
@@ -127,7 +144,8 @@ func newGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
 		}
 	}
 	m := newGroupModel(modelGroup, limit, limiter, maxRetries, giveUp)
-	return startDuel(t, name, l, kind == groupedMetrics, real, m, spec), g
+	m.debounce = window
+	return startDuel(t, name, l, kind == groupedMetrics, real, m, spec), g, &supersededDuel{sides: [2]workqueue.TypedSuperseder[int]{sup, m}}
 }
 
 func (k groupKind) String() string {

@@ -52,6 +52,17 @@ func (m *model[T]) ShutDownWithDrainContext(ctx context.Context) (inFlight []T, 
 	return inFlight, ctx.Err()
 }
 
+// Superseded reports whether item is in processing and was added again since it was handed
+// out: in client-go's terms, dirty while processing. (This model has no debounce window; see
+// groupModel.)
+func (m *model[T]) Superseded(item T) bool {
+	mustHash("Superseded", item)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, processing := m.processing[item]
+	return processing && m.dirty[item]
+}
+
 // Snapshot returns the model's counts. Its OldestInFlight is the least the queue may answer:
 // see inFlightBounds.
 func (m *model[T]) Snapshot() workqueue.Snapshot {

@@ -161,6 +161,12 @@ func FuzzPriorityGroups(f *testing.F) {
 // newPriorityGroupDuel decodes the options from in and returns the duel between the priority
 // queue they build and the model.
 func newPriorityGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
+	return newPriorityGroupDuelWith(t, in, workqueue.Debounce{})
+}
+
+// newPriorityGroupDuelWith is newPriorityGroupDuel with the debounce window window on both
+// sides.
+func newPriorityGroupDuelWith(t *testing.T, in *input, window workqueue.Debounce) (*duel[int], *groupDuel) {
 	k, limit := in.pick(4), in.pick(3)
 	if k == 0 {
 		limit = 0
@@ -169,7 +175,7 @@ func newPriorityGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
 	maxRetries := in.pick(4)
 	metrics := in.pick(2) == 1
 	g := &groupDuel{sides: [2]*giveUps{new(giveUps), new(giveUps)}}
-	config := workqueue.TypedPriorityQueueConfig[int]{RateLimiter: build[int](spec), MaxPerGroup: limit, MaxRetries: maxRetries}
+	config := workqueue.TypedPriorityQueueConfig[int]{RateLimiter: build[int](spec), MaxPerGroup: limit, MaxRetries: maxRetries, Debounce: window}
 	group := func(item int) string { return fmt.Sprint(item % max(k, 1)) }
 	if k > 0 {
 		config.Group = group
@@ -182,11 +188,12 @@ func newPriorityGroupDuel(t *testing.T, in *input) (*duel[int], *groupDuel) {
 	}
 	m := newPrioModel(ref[int](spec))
 	m.ref.fair = newFairRef(group, limit) // one group, no limit: the order of prioRef
+	m.ref.debounce = window
 	m.maxRetries, m.counts = maxRetries, make(map[int]int)
 	if maxRetries > 0 {
 		m.giveUp = g.sides[1].hear
 	}
-	name := fmt.Sprintf("NewTypedPriorityQueue(groups %d, MaxPerGroup %d, MaxRetries %d, metrics %v)", k, limit, maxRetries, metrics)
+	name := fmt.Sprintf("NewTypedPriorityQueue(groups %d, MaxPerGroup %d, MaxRetries %d, metrics %v, Debounce %+v)", k, limit, maxRetries, metrics, window)
 	real := foreignPriority[int]{workqueue.NewTypedPriorityQueue(config)}
 	return startDuel(t, name, rateLimiting, metrics, real, m, &spec), g
 }

@@ -57,7 +57,10 @@ func newPrioModel[T comparable](limiter reference[T]) *prioModel[T] {
 	return m
 }
 
-func (m *prioModel[T]) AddWithOpts(o workqueue.AddOpts, items ...T) {
+func (m *prioModel[T]) AddWithOpts(o workqueue.AddOpts, items ...T) { m.addWith(o, false, items) }
+
+// addWith is AddWithOpts; timed marks AddAfter's adds, which a debounce window does not hold.
+func (m *prioModel[T]) addWith(o workqueue.AddOpts, timed bool, items []T) {
 	for _, item := range items {
 		mustHash("AddWithOpts", item)
 	}
@@ -76,6 +79,10 @@ func (m *prioModel[T]) AddWithOpts(o workqueue.AddOpts, items ...T) {
 	}
 	now := time.Now()
 	for _, item := range items {
+		if !o.RateLimited && o.After <= 0 && !timed {
+			m.ref.hold(item, priority, now)
+			continue
+		}
 		after := o.After
 		if o.RateLimited {
 			if wait := m.when(item, now); after == 0 || wait < after {
@@ -138,7 +145,15 @@ func (m *prioModel[T]) Add(item T) { m.AddWithOpts(workqueue.AddOpts{}, item) }
 func (m *prioModel[T]) AddBatch(items ...T) { m.AddWithOpts(workqueue.AddOpts{}, items...) }
 
 func (m *prioModel[T]) AddAfter(item T, after time.Duration) {
-	m.AddWithOpts(workqueue.AddOpts{After: after}, item)
+	m.addWith(workqueue.AddOpts{After: after}, true, []T{item})
+}
+
+// Superseded reports whether item is handed out and its record is ready or waits out a window.
+func (m *prioModel[T]) Superseded(item T) bool {
+	mustHash("Superseded", item)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ref.superseded(item)
 }
 
 func (m *prioModel[T]) AddRateLimited(item T) {
@@ -314,6 +329,8 @@ func (m *prioModel[T]) Snapshot() workqueue.Snapshot {
 	defer m.mu.Unlock()
 	var s workqueue.Snapshot
 	s.Queued, s.Delayed, s.Processing, s.Dirty = m.ref.counts()
+	s.Debouncing = m.ref.debouncing()
+	s.Delayed -= s.Debouncing
 	if since, ok := m.ref.oldestSince(); ok {
 		s.OldestInFlight = time.Since(since)
 	}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/actorqueue/workqueue"
 )
 
 // prioRef is controller-runtime's priority queue (pkg/controller/priorityqueue, v0.25) as plain
@@ -19,6 +21,12 @@ import (
 //     items, each taking a new number.
 //   - A handed-out item leaves its record. Added again, it gets a new one, which is not handed
 //     out before Done.
+//   - With a debounce window (see hold), a plain add of an item that is not ready makes its
+//     record wait until Window after the add, at most MaxWait after the first such add, and
+//     never later than a delayed add asked for; a plain add of a record waiting out its window
+//     starts it again. Any add that makes the record ready ends the window, as does its
+//     falling due. An item handed out whose record is ready, or waits out a window, is
+//     superseded.
 //
 // The zero value is not ready: create it with newPrioRef. It is not safe for concurrent use.
 type prioRef[T comparable] struct {
@@ -26,6 +34,8 @@ type prioRef[T comparable] struct {
 	locked  map[T]time.Time // items handed out, and when
 	counter uint64
 	fair    *fairRef[T] // groups and their turns (see priogroups_test.go); nil: none
+
+	debounce workqueue.Debounce
 }
 
 // record is an item that is ready or waiting.
@@ -35,7 +45,12 @@ type record[T comparable] struct {
 	number   uint64    // from the counter: first in, first out within a priority
 	waiting  bool      // until readyAt
 	readyAt  time.Time // when waiting
+	bounce   *refBounce
 }
+
+// refBounce is a record waiting out a debounce window: since its first plain add, and the
+// instant a delayed add asked for (zero: none).
+type refBounce struct{ first, delayed time.Time }
 
 func newPrioRef[T comparable]() *prioRef[T] { return &prioRef[T]{locked: make(map[T]time.Time)} }
 
@@ -72,6 +87,7 @@ type refAdded struct {
 	ready, raised bool
 	from          int
 	priority      int
+	absorbed      bool // a plain add restarted the debounce window
 }
 
 // add adds item with priority, ready at once, or waiting until readyAt when waits.
@@ -93,9 +109,12 @@ func (r *prioRef[T]) add(item T, priority int, waits bool, readyAt time.Time) re
 		rec.priority, rec.number = priority, r.take()
 	}
 	a.priority = rec.priority
+	if rec.waiting && waits && rec.bounce != nil && (rec.bounce.delayed.IsZero() || readyAt.Before(rec.bounce.delayed)) {
+		rec.bounce.delayed = readyAt
+	}
 	switch {
 	case rec.waiting && !waits:
-		rec.waiting, a.ready = false, true
+		rec.waiting, a.ready, rec.bounce = false, true, nil
 		r.readied(rec)
 	case rec.waiting && readyAt.Before(rec.readyAt):
 		rec.readyAt = readyAt
@@ -103,6 +122,58 @@ func (r *prioRef[T]) add(item T, priority int, waits bool, readyAt time.Time) re
 		r.readied(rec) // at its new priority
 	}
 	return a
+}
+
+// hold is a plain add of item with priority at now, held in the debounce window: ready at once
+// without a window, or for a record ready already (merged as add merges it).
+func (r *prioRef[T]) hold(item T, priority int, now time.Time) refAdded {
+	rec := r.find(item)
+	if r.debounce.Window <= 0 || rec != nil && !rec.waiting {
+		return r.add(item, priority, false, time.Time{})
+	}
+	if rec == nil {
+		a := r.add(item, priority, true, now.Add(r.debounce.Window))
+		r.find(item).bounce = &refBounce{first: now}
+		return a
+	}
+	a := refAdded{priority: max(priority, rec.priority)}
+	if priority > rec.priority {
+		rec.priority, rec.number = priority, r.take()
+	}
+	if rec.bounce == nil {
+		rec.bounce = &refBounce{first: now, delayed: rec.readyAt}
+	} else {
+		a.absorbed = true
+	}
+	wait := r.debounce.Window
+	if left := r.debounce.MaxWait - now.Sub(rec.bounce.first); r.debounce.MaxWait > 0 && left < wait {
+		wait = max(left, 0)
+	}
+	rec.readyAt = now.Add(wait)
+	if d := rec.bounce.delayed; !d.IsZero() && d.Before(rec.readyAt) {
+		rec.readyAt = d
+	}
+	return a
+}
+
+// superseded reports whether item is handed out and its record is ready or waits out a window.
+func (r *prioRef[T]) superseded(item T) bool {
+	if _, locked := r.locked[item]; !locked {
+		return false
+	}
+	rec := r.find(item)
+	return rec != nil && (!rec.waiting || rec.bounce != nil)
+}
+
+// debouncing returns the number of records waiting out a debounce window.
+func (r *prioRef[T]) debouncing() int {
+	n := 0
+	for _, rec := range r.records {
+		if rec.bounce != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // due returns the waiting records due at now, in the order they become ready.
@@ -119,7 +190,7 @@ func (r *prioRef[T]) due(now time.Time) []*record[T] {
 
 // promote makes rec, which is due, ready behind the ready items.
 func (r *prioRef[T]) promote(rec *record[T]) {
-	rec.waiting, rec.number = false, r.take()
+	rec.waiting, rec.number, rec.bounce = false, r.take(), nil
 	r.readied(rec)
 }
 

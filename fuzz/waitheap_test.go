@@ -40,6 +40,34 @@ func (h *waitHeap[T]) schedule(item T, at time.Time) bool {
 	return true
 }
 
+// set makes item due at at, earlier or later than before: a debounce window that an add
+// restarts, which the library's window moves as container/heap's Fix does.
+func (h *waitHeap[T]) set(item T, at time.Time) {
+	if w, ok := h.byItem[item]; ok {
+		w.at = at
+		heap.Fix((*heapOrder[T])(h), w.index)
+		return
+	}
+	h.schedule(item, at)
+}
+
+// remove forgets item, if it waits.
+func (h *waitHeap[T]) remove(item T) bool {
+	w, ok := h.byItem[item]
+	if !ok {
+		return false
+	}
+	heap.Remove((*heapOrder[T])(h), w.index)
+	delete(h.byItem, item)
+	return true
+}
+
+// has reports whether item waits.
+func (h *waitHeap[T]) has(item T) bool {
+	_, ok := h.byItem[item]
+	return ok
+}
+
 // next returns the earliest waiting entry, or nil.
 func (h *waitHeap[T]) next() *waiting[T] {
 	if len(h.entries) == 0 {

@@ -20,6 +20,10 @@ const (
 	KindRetried
 	// KindDelayed: N items wait in the delay heap.
 	KindDelayed
+	// KindAbsorbed: an add of Item restarted the debounce window it was waiting out.
+	KindAbsorbed
+	// KindDebouncing: N items wait out a debounce window.
+	KindDebouncing
 )
 
 // Event is one change a queue's core reports for its metrics. The cores (packages queue and
@@ -30,7 +34,7 @@ type Event[T comparable] struct {
 	Item     T
 	Priority int
 	From     int // KindReprioritized only
-	N        int // KindDelayed only
+	N        int // KindDelayed and KindDebouncing only
 	// Since is, for a queue whose core keeps the instants (a FIFO queue, see Config.Priority),
 	// when Item was added (KindStarted) or taken (KindFinished; zero if it never said); the
 	// queue latency and the work duration are measured from it.
@@ -54,6 +58,10 @@ func (m *Queue[T]) Record(e Event[T], now time.Time) {
 		m.Retried()
 	case KindDelayed:
 		m.SetDelayed(e.N)
+	case KindAbsorbed:
+		m.Absorbed()
+	case KindDebouncing:
+		m.SetDebouncing(e.N)
 	}
 }
 

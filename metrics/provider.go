@@ -114,6 +114,18 @@ type DelayedProvider interface {
 	NewDelayedMetric(name string) SettableGaugeMetric
 }
 
+// DebounceProvider is implemented by providers that also record the two metrics of a queue that
+// debounces its adds (the Debounce option of the workqueue configs), which client-go does not
+// have: a gauge of the items waiting out their debounce window, not yet counted in the depth,
+// and a counter of the adds absorbed, each an add of an item already waiting out its window,
+// which restarted that window instead of leading to a processing of its own. A queue asks for
+// them once, when it is created, and only if it debounces, so a queue without the option shows
+// neither. It records them in its owner goroutine.
+type DebounceProvider interface {
+	NewDebouncingMetric(name string) SettableGaugeMetric
+	NewDebouncedAddsMetric(name string) CounterMetric
+}
+
 // DepthMetricWithPriority is a queue depth broken down by priority, as controller-runtime's
 // priority queue records it.
 type DepthMetricWithPriority interface {

@@ -22,6 +22,8 @@ type Queue[T comparable] struct {
 	unfinished SettableGaugeMetric
 	longest    SettableGaugeMetric
 	delayed    SettableGaugeMetric // nil unless the provider offers it and the queue delays
+	debouncing SettableGaugeMetric // nil unless the provider offers it and the queue debounces
+	absorbed   CounterMetric       // likewise
 
 	async  bool            // the provider lets the queue record after a call returns
 	kept   bool            // the maps below keep the instants: a priority queue's
@@ -45,6 +47,9 @@ type Config struct {
 	// priority from a provider that implements PriorityProvider (the plain depth otherwise),
 	// and the retries counter, which a priority queue counts in its owner.
 	Priority bool
+	// Debounce asks for the metrics of a queue that debounces its adds, from a provider that
+	// implements DebounceProvider: the items waiting out a window and the adds absorbed.
+	Debounce bool
 }
 
 // New creates the six metrics of a queue, or returns nil when it records none: when it has no
@@ -82,6 +87,10 @@ func New[T comparable](c Config) *Queue[T] {
 	}
 	if a, ok := p.(AsyncProvider); ok {
 		m.async = a.AsyncMetrics()
+	}
+	if d, ok := p.(DebounceProvider); ok && c.Debounce {
+		m.debouncing = made(d.NewDebouncingMetric(c.Name), "NewDebouncingMetric", c.Name)
+		m.absorbed = made(d.NewDebouncedAddsMetric(c.Name), "NewDebouncedAddsMetric", c.Name)
 	}
 	if d, ok := p.(DelayedProvider); ok {
 		m.name, m.offers = c.Name, d
@@ -265,6 +274,20 @@ func (m *Queue[T]) decDepth(priority int) {
 func (m *Queue[T]) SetDelayed(n int) {
 	if m != nil && m.delayed != nil {
 		m.delayed.Set(float64(n))
+	}
+}
+
+// SetDebouncing records that n items wait out a debounce window.
+func (m *Queue[T]) SetDebouncing(n int) {
+	if m != nil && m.debouncing != nil {
+		m.debouncing.Set(float64(n))
+	}
+}
+
+// Absorbed counts an add that restarted the debounce window its item was waiting out.
+func (m *Queue[T]) Absorbed() {
+	if m != nil && m.absorbed != nil {
+		m.absorbed.Inc()
 	}
 }
 

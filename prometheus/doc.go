@@ -11,12 +11,16 @@
 //	workqueue_longest_running_processor_seconds{name}  gauge, seconds
 //	workqueue_retries_total{name}                      counter
 //
-// Three more, which client-go does not have, are recorded by queues that ask for them through
+// Five more, which client-go does not have, are recorded by queues that ask for them through
 // the optional interfaces of package github.com/actorqueue/workqueue/metrics:
 //
 //	workqueue_delayed_depth{name}                      gauge: items waiting in the delay heap
 //	workqueue_depth_by_priority{name,priority}         gauge: depth of a priority queue
 //	workqueue_given_up_total{name}                     counter: items given up on (MaxRetries)
+//	workqueue_debouncing{name}                         gauge: items waiting out a debounce window
+//	workqueue_debounced_adds_total{name}               counter: adds absorbed into a window
+//
+// The last two exist only for queues with a debounce window (the Debounce option).
 //
 // Create a [Provider] with [NewProvider], which registers these metrics in the
 // prometheus.Registerer of your choice, and hand it to the queues (a config's MetricsProvider)

@@ -22,8 +22,12 @@ const (
 
 	delayedHelp = "Current number of items in the delay heap of workqueue, waiting for their " +
 		"delay to pass before being added."
-	priorityHelp = "Current depth of workqueue by priority, for priority queues."
-	givenUpHelp  = "Total number of items workqueue gave up on after their maximum of rate-limited requeues."
+	priorityHelp   = "Current depth of workqueue by priority, for priority queues."
+	givenUpHelp    = "Total number of items workqueue gave up on after their maximum of rate-limited requeues."
+	debouncingHelp = "Current number of items of workqueue waiting out their debounce window, not yet " +
+		"counted in its depth."
+	absorbedHelp = "Total number of adds workqueue absorbed into the debounce window of an item already " +
+		"waiting it out."
 )
 
 // durationBuckets are client-go's buckets for both duration histograms: 10ns to 10s, a factor

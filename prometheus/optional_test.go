@@ -2,7 +2,9 @@ package prometheus_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -183,5 +185,53 @@ func TestDelayedDepthOfDelayingQueueAroundNamedQueue(t *testing.T) {
 	}
 	if v := got.counter(t, "workqueue_retries_total", "name", "wrapper"); v != 2 {
 		t.Errorf("workqueue_retries_total{name=\"wrapper\"} = %v, want 2", v)
+	}
+}
+
+// TestDebounceMetrics scrapes a FIFO and a priority queue that debounce, and one that does not:
+// workqueue_debouncing counts the items waiting out their window and workqueue_debounced_adds_total
+// the adds that restarted one, for the debounced queues only, so that a scrape of queues without
+// the option has exactly client-go's families.
+func TestDebounceMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	provider := newProvider(t, reg)
+	window := workqueue.Debounce{Window: time.Second}
+	synctest.Test(t, func(t *testing.T) {
+		fifo := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "fifo", MetricsProvider: provider, Debounce: window})
+		prio := workqueue.NewTypedPriorityQueue(workqueue.TypedPriorityQueueConfig[string]{Name: "prio", MetricsProvider: provider, Debounce: window})
+		plain := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "plain", MetricsProvider: provider})
+		for _, item := range []string{"a", "a", "a", "b"} {
+			fifo.Add(item)
+			prio.Add(item)
+			plain.Add(item)
+		}
+		synctest.Wait()
+		got := gather(t, reg)
+		for _, name := range []string{"fifo", "prio"} {
+			if v := got.gauge(t, "workqueue_debouncing", "name", name); v != 2 {
+				t.Errorf("workqueue_debouncing{name=%q} = %v, want 2", name, v)
+			}
+			if v := got.counter(t, "workqueue_debounced_adds_total", "name", name); v != 2 {
+				t.Errorf("workqueue_debounced_adds_total{name=%q} = %v, want 2", name, v)
+			}
+			if v := got.gauge(t, "workqueue_depth", "name", name); v != 0 {
+				t.Errorf("workqueue_depth{name=%q} = %v, want 0 while the items wait out their window", name, v)
+			}
+		}
+		if got.metric("workqueue_debouncing", "name", "plain") != nil || got.metric("workqueue_debounced_adds_total", "name", "plain") != nil {
+			t.Error("a queue without a window has debounce series")
+		}
+		fifo.ShutDown()
+		prio.ShutDown()
+		plain.ShutDown()
+	})
+	unused := prometheus.NewRegistry()
+	p := newProvider(t, unused)
+	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "q", MetricsProvider: p})
+	q.ShutDown()
+	for name := range gather(t, unused) {
+		if strings.Contains(name, "debounc") {
+			t.Errorf("a registry with no debounced queue shows the family %s", name)
+		}
 	}
 }

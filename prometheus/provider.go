@@ -20,9 +20,9 @@ import (
 //
 // Create it with [NewProvider]; the zero value is not usable. It is safe for simultaneous use.
 type Provider struct {
-	depth, unfinished, longest, delayed, byPriority *prometheus.GaugeVec
-	adds, retries, givenUp                          *prometheus.CounterVec
-	latency, work                                   *prometheus.HistogramVec
+	depth, unfinished, longest, delayed, byPriority, debouncing *prometheus.GaugeVec
+	adds, retries, givenUp, absorbed                            *prometheus.CounterVec
+	latency, work                                               *prometheus.HistogramVec
 
 	mu         sync.Mutex
 	priorities map[string]*priorityLabels // by queue name
@@ -36,6 +36,7 @@ var (
 	_ metrics.PriorityProvider  = (*Provider)(nil)
 	_ metrics.AsyncProvider     = (*Provider)(nil)
 	_ metrics.GivenUpProvider   = (*Provider)(nil)
+	_ metrics.DebounceProvider  = (*Provider)(nil)
 	_ prometheus.Collector      = (*Provider)(nil)
 )
 
@@ -65,6 +66,8 @@ func NewProvider(reg prometheus.Registerer, opts ...Option) (*Provider, error) {
 		longest:    newGauge("longest_running_processor_seconds", longestHelp, "name"),
 		retries:    newCounter("retries_total", retriesHelp),
 		givenUp:    newCounter("given_up_total", givenUpHelp),
+		debouncing: newGauge("debouncing", debouncingHelp, "name"),
+		absorbed:   newCounter("debounced_adds_total", absorbedHelp),
 		delayed:    newGauge("delayed_depth", delayedHelp, "name"),
 		byPriority: newGauge("depth_by_priority", priorityHelp, "name", "priority"),
 		priorities: make(map[string]*priorityLabels),
@@ -94,11 +97,11 @@ func (p *Provider) AsyncMetrics() bool { return !p.synchronous }
 func (p *Provider) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		p.depth, p.adds, p.latency, p.work, p.unfinished, p.longest, p.retries, p.delayed, p.byPriority,
-		p.givenUp,
+		p.givenUp, p.debouncing, p.absorbed,
 	}
 }
 
-// Describe sends the descriptors of the provider's ten metrics to ch.
+// Describe sends the descriptors of the provider's twelve metrics to ch.
 func (p *Provider) Describe(ch chan<- *prometheus.Desc) {
 	for _, c := range p.collectors() {
 		c.Describe(ch)
@@ -157,6 +160,20 @@ func (p *Provider) NewRetriesMetric(name string) workqueue.CounterMetric {
 // metrics.GivenUpProvider.
 func (p *Provider) NewGivenUpMetric(name string) workqueue.CounterMetric {
 	return p.givenUp.WithLabelValues(name)
+}
+
+// NewDebouncingMetric returns the queue's share of the workqueue_debouncing gauge of its name
+// name: how many items wait out their debounce window, not yet in the depth. Only a queue with
+// a debounce window asks for it. It implements metrics.DebounceProvider.
+func (p *Provider) NewDebouncingMetric(name string) workqueue.SettableGaugeMetric {
+	return &share{series: p.debouncing.WithLabelValues(name)}
+}
+
+// NewDebouncedAddsMetric returns the workqueue_debounced_adds_total counter of the queue named
+// name: the adds that restarted the debounce window of an item already waiting it out, instead
+// of leading to a processing of their own. It implements metrics.DebounceProvider.
+func (p *Provider) NewDebouncedAddsMetric(name string) workqueue.CounterMetric {
+	return p.absorbed.WithLabelValues(name)
 }
 
 // NewDelayedMetric returns the queue's share of the workqueue_delayed_depth gauge of its name

@@ -22,14 +22,16 @@ import (
 //
 // A Machine is not safe for concurrent use. Create it with [NewMachine].
 type Machine[T comparable] struct {
-	state     *State[T]
-	delays    delay.Heap[T]
-	origin    time.Time // the delays' instants count from it
-	forward   bool      // a delay heap in front of another queue: due items are forwarded
-	closed    bool      // shutting down
-	delayed   int       // the delay heap's size as last reported
-	events    metrics.Events[T]
-	forwarded []T
+	state      *State[T]
+	delays     delay.Heap[T]
+	window     *delay.Window[T] // the debounce window; nil: adds are not debounced
+	origin     time.Time        // the delays' instants count from it
+	forward    bool             // a delay heap in front of another queue: due items are forwarded
+	closed     bool             // shutting down
+	delayed    int              // the delay heap's size as last reported
+	debouncing int              // the window's size as last reported
+	events     metrics.Events[T]
+	forwarded  []T
 }
 
 // MachineConfig configures a [Machine]. The zero value is a FIFO with no metric events.
@@ -43,6 +45,9 @@ type MachineConfig[T comparable] struct {
 	Forward bool
 	// Metrics asks for metric events (see [Machine.Events]).
 	Metrics bool
+	// Debounce holds each item added with Add in a debounce window (see [Machine.Add]); its
+	// zero value holds none.
+	Debounce delay.Debounce
 }
 
 // NewMachine returns an empty machine configured by c.
@@ -52,18 +57,48 @@ func NewMachine[T comparable](c MachineConfig[T]) *Machine[T] {
 	if c.Metrics {
 		m.state.TrackInstants(c.Origin)
 	}
+	if c.Debounce.On() {
+		m.window = delay.NewWindow[T](c.Debounce)
+	}
 	return m
 }
 
 // Add marks item, added at the instant at, as needing processing. After [Machine.ShutDown] it
 // does nothing.
+//
+// With a debounce window ([MachineConfig.Debounce]), an item that is neither waiting nor due
+// again after its Done is held in the window instead, or its window starts again if it is held
+// already (see package delay): it is added once the window ends, as [Machine.AddNow] adds it.
+// An item in processing held so is superseded at once ([Machine.Superseded]).
 func (m *Machine[T]) Add(item T, at time.Time) {
+	if m.window == nil || m.closed || m.forward || m.state.Pending(item) {
+		m.AddNow(item, at)
+		return
+	}
+	if m.window.Hold(item, at.Sub(m.origin)) {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindAbsorbed, Item: item})
+	} else {
+		m.state.Hold(item)
+	}
+	m.noteDebouncing()
+}
+
+// AddNow marks item as needing processing at once, at the instant at, whether or not adds are
+// debounced: the adds whose timing is decided already (AddAfter, AddRateLimited, a delayed item
+// falling due). An item held in the debounce window leaves it: this add covers the adds it was
+// held for. After ShutDown it does nothing.
+func (m *Machine[T]) AddNow(item T, at time.Time) {
 	switch {
 	case m.closed:
 	case m.forward:
 		m.forwarded = append(m.forwarded, item)
-	case m.state.AddAt(item, at) && m.events.On():
-		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item})
+	default:
+		if m.state.AddAt(item, at) && m.events.On() {
+			m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item})
+		}
+		if m.window != nil && m.window.Drop(item) {
+			m.noteDebouncing()
+		}
 	}
 }
 
@@ -77,24 +112,52 @@ func (m *Machine[T]) AddAfter(item T, at time.Time) {
 	m.noteDelayed()
 }
 
-// NextDue returns the instant the earliest delayed item falls due, and false when none waits:
-// the owner then applies Due, in order with the commands it applies (a queue posts it to its
-// own mailbox).
+// NextDue returns the instant the earliest delayed item falls due, or the earliest debounce
+// window ends, and false when none waits: the owner then applies Due, in order with the
+// commands it applies (a queue posts it to its own mailbox).
 func (m *Machine[T]) NextDue() (time.Time, bool) {
 	at, ok := m.delays.Next()
+	if m.window != nil {
+		if held, any := m.window.Next(); any && (!ok || held < at) {
+			at, ok = held, true
+		}
+	}
 	if !ok {
 		return time.Time{}, false
 	}
 	return m.origin.Add(at), true
 }
 
-// Due adds every delayed item whose instant is not after now, earliest first.
+// Due adds every delayed item whose instant is not after now, and every item whose debounce
+// window has ended by now, in the order of their instants (of a delayed item and a held one due
+// at the same instant, the delayed one first).
 func (m *Machine[T]) Due(now time.Time) {
 	at := now.Sub(m.origin)
-	for item, ok := m.delays.PopDue(at); ok; item, ok = m.delays.PopDue(at) {
-		m.Add(item, now)
+	for {
+		delayed, dueDelayed := m.delays.Next()
+		dueDelayed = dueDelayed && delayed <= at
+		if m.window != nil {
+			if held, ok := m.window.Next(); ok && held <= at && (!dueDelayed || held < delayed) {
+				item, _ := m.window.PopDue(at)
+				m.release(item, now)
+				continue
+			}
+		}
+		if !dueDelayed {
+			break
+		}
+		item, _ := m.delays.PopDue(at)
+		m.AddNow(item, now)
 	}
 	m.noteDelayed()
+	m.noteDebouncing()
+}
+
+// release adds item, whose debounce window ended at now.
+func (m *Machine[T]) release(item T, now time.Time) {
+	if m.state.AddAt(item, now) && m.events.On() {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item})
+	}
 }
 
 // Reserve puts the next item on its way to a getter, as of now: the first of the two steps
@@ -157,8 +220,9 @@ func (m *Machine[T]) Unfinished(now time.Time) (total, longest float64) {
 	return m.state.Unfinished(now)
 }
 
-// ShutDown makes the machine ignore new items and drop its delayed ones, and lifts the limit
-// of a grouped storage so that every waiting item can be handed out. It reports whether the
+// ShutDown makes the machine ignore new items and drop its delayed ones, and the items held in
+// the debounce window with them (a window is a delay that adds restart), and lifts the limit of
+// a grouped storage so that every waiting item can be handed out. It reports whether the
 // shutdown began now.
 func (m *Machine[T]) ShutDown() bool {
 	if m.closed {
@@ -166,8 +230,13 @@ func (m *Machine[T]) ShutDown() bool {
 	}
 	m.closed = true
 	m.delays.Clear()
+	if m.window != nil {
+		m.window.Clear()
+		m.state.Unhold()
+	}
 	m.state.LiftLimits()
 	m.noteDelayed()
+	m.noteDebouncing()
 	return true
 }
 
@@ -199,6 +268,25 @@ func (m *Machine[T]) InProcessing() []T { return m.state.InProcessing() }
 // Delayed returns the number of items in the delay heap.
 func (m *Machine[T]) Delayed() int { return m.delays.Len() }
 
+// Debouncing returns the number of items held in the debounce window.
+func (m *Machine[T]) Debouncing() int {
+	if m.window == nil {
+		return 0
+	}
+	return m.window.Len()
+}
+
+// Superseded reports whether item, in processing, was added again since it was handed out
+// (see [State.Superseded]).
+func (m *Machine[T]) Superseded(item T) bool { return m.state.Superseded(item) }
+
+// TrackSuperseded makes the machine keep the set of superseded items, for SupersededSet.
+func (m *Machine[T]) TrackSuperseded() { m.state.TrackSuperseded() }
+
+// SupersededSet returns a copy of the superseded items and true when they changed since the
+// last call (see [State.SupersededSet]).
+func (m *Machine[T]) SupersededSet() (map[T]struct{}, bool) { return m.state.SupersededSet() }
+
 // LastReservation returns the number of the latest reservation, zero before the first.
 func (m *Machine[T]) LastReservation() uint64 { return m.state.LastReservation() }
 
@@ -224,6 +312,14 @@ func (m *Machine[T]) Dirty() int { return m.state.Requeued() }
 // OldestSince returns when the item processed for the longest time was reserved, and false
 // when none is (see [State.OldestSince]).
 func (m *Machine[T]) OldestSince() (time.Time, bool) { return m.state.OldestSince() }
+
+// noteDebouncing reports the debounce window's size, when it changed.
+func (m *Machine[T]) noteDebouncing() {
+	if n := m.Debouncing(); m.events.On() && n != m.debouncing {
+		m.debouncing = n
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindDebouncing, N: n})
+	}
+}
 
 // noteDelayed reports the delay heap's size, when it changed.
 func (m *Machine[T]) noteDelayed() {

@@ -75,6 +75,12 @@ type State[T comparable] struct {
 	readded    map[T]struct{}       // reserved items of a custom storage added again since
 	grouped    *Grouped[T]          // storage, when it is grouped: told of Dones, may hold items
 
+	// The items in processing that were added again since they were handed out (see
+	// Superseded), kept once TrackSuperseded is called, for a shell that publishes them.
+	tracking   bool
+	superseded map[T]struct{}
+	changed    bool // superseded changed since SupersededSet last returned it
+
 	// The instants of adds and starts, kept for the metrics once TrackInstants is called: what
 	// client-go's metrics keep in maps of their own. The built-in FIFO keeps each stored item's
 	// add in a ring beside it, in the same order, so that a take reads the ring's next entry and
@@ -105,6 +111,7 @@ type inFlight struct {
 	started offset // when its getter took it; none until then
 	readded offset // when it was added again, once again is set
 	again   bool   // added again since: goes back into storage on Done
+	held    bool   // added again since, and that add waits out a debounce window (see Hold)
 }
 
 // New returns an empty machine that keeps waiting items in storage, or in a [FIFO] when storage
@@ -143,6 +150,7 @@ func (s *State[T]) AddAt(item T, at time.Time) bool {
 		}
 		f.again, f.readded = true, s.rel(at)
 		s.processing[item] = f
+		s.supersede(item)
 		return true
 	}
 	if !s.custom {
@@ -248,6 +256,9 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 			f.readded = s.rel(s.addedBy[r.item])
 			delete(s.addedBy, r.item)
 		}
+		if f.again {
+			s.supersede(r.item)
+		}
 	} else {
 		s.taken++
 		s.letGo()
@@ -277,6 +288,10 @@ func (s *State[T]) DoneAt(item T) (started time.Time, ok bool) {
 		s.requeue(item, s.abs(f.readded))
 	}
 	delete(s.processing, item)
+	if (f.again || f.held) && s.tracking {
+		delete(s.superseded, item)
+		s.changed = true
+	}
 	if s.grouped != nil {
 		s.grouped.Finished(item) // after requeue, which puts the item back into its own group
 	}

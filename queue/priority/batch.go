@@ -19,6 +19,9 @@ type Batch[T comparable] struct {
 	// GiveUp, when set, counts an item's requeue and reports whether to give up on it instead
 	// of adding it; it is called for every item, even after ShutDown.
 	GiveUp func(item T) bool
+	// Plain marks an add with neither a delay nor a rate limit, that AddAfter did not make: its
+	// items are held in their debounce window, when the state has one (see [State.Hold]).
+	Plain bool
 }
 
 // AddBatch adds b's items in order at the instant now, with their priority and delays (see
@@ -40,7 +43,11 @@ func (m *Machine[T]) AddBatch(b Batch[T], now time.Time) (gaveUp []T) {
 			after = Delay(after, b.Wait(item))
 		}
 		var readyAt time.Time
-		if after > 0 {
+		switch {
+		case b.Plain:
+			m.Hold(item, b.Priority, now)
+			continue
+		case after > 0:
 			readyAt = now.Add(after)
 		}
 		m.AddWithOpts(item, b.Priority, readyAt)

@@ -14,9 +14,10 @@ import (
 //
 // A Machine is not safe for concurrent use. Create it with [NewMachine].
 type Machine[T comparable] struct {
-	state  *State[T]
-	closed bool // shutting down
-	events metrics.Events[T]
+	state      *State[T]
+	closed     bool // shutting down
+	debouncing int  // the items waiting out a debounce window, as last reported
+	events     metrics.Events[T]
 }
 
 // NewMachine returns an empty machine over state (from [New] or [NewGrouped]), with metric
@@ -32,7 +33,12 @@ func (m *Machine[T]) AddWithOpts(item T, priority int, readyAt time.Time) {
 	if !readyAt.IsZero() {
 		m.events.Add(metrics.Event[T]{Kind: metrics.KindRetried})
 	}
-	a := m.state.Add(item, priority, readyAt)
+	m.added(item, m.state.Add(item, priority, readyAt))
+	m.noteDebouncing() // an add that readies an item ends its window
+}
+
+// added reports what an add of item changed for the metrics.
+func (m *Machine[T]) added(item T, a Added) {
 	if a.Ready {
 		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: a.Priority})
 	}
@@ -41,13 +47,42 @@ func (m *Machine[T]) AddWithOpts(item T, priority int, readyAt time.Time) {
 	}
 }
 
-// Add adds item at priority zero, ready at once. After ShutDown it does nothing. at is when
-// the add happened, which the machine does not keep: a priority queue's metrics keep their
+// noteDebouncing reports the number of items waiting out a debounce window, when it changed.
+func (m *Machine[T]) noteDebouncing() {
+	if n := m.state.Debouncing(); m.events.On() && n != m.debouncing {
+		m.debouncing = n
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindDebouncing, N: n})
+	}
+}
+
+// Add adds item at priority zero, ready at once, or held in its debounce window when the state
+// has one (see [State.Hold]). After ShutDown it does nothing. at is when the add happened, which
+// times the window; the machine keeps it no further: a priority queue's metrics keep their
 // instants themselves.
 func (m *Machine[T]) Add(item T, at time.Time) {
 	if !m.closed {
+		m.Hold(item, 0, at)
+	}
+}
+
+// AddNow adds item at priority zero, ready at once, whether or not adds are debounced. After
+// ShutDown it does nothing.
+func (m *Machine[T]) AddNow(item T, at time.Time) {
+	if !m.closed {
 		m.AddWithOpts(item, 0, time.Time{})
 	}
+}
+
+// Hold adds item with priority at the instant now as a plain add, held in its debounce window
+// when the state has one (see [State.Hold]), ready at once otherwise. It adds even after
+// ShutDown, as AddWithOpts does.
+func (m *Machine[T]) Hold(item T, priority int, now time.Time) {
+	a := m.state.Hold(item, priority, now)
+	m.added(item, a)
+	if a.Absorbed {
+		m.events.Add(metrics.Event[T]{Kind: metrics.KindAbsorbed, Item: item})
+	}
+	m.noteDebouncing()
 }
 
 // AddAfter adds item at priority zero, ready at the instant at. After ShutDown it does nothing.
@@ -75,6 +110,7 @@ func (m *Machine[T]) Due(now time.Time) {
 	for item, p, ok := m.state.PromoteDue(now); ok; item, p, ok = m.state.PromoteDue(now) {
 		m.events.Add(metrics.Event[T]{Kind: metrics.KindAdded, Item: item, Priority: p})
 	}
+	m.noteDebouncing()
 }
 
 // HandOut hands out the best ready item, as of now, and returns it with its priority; ok is
@@ -107,8 +143,8 @@ func (m *Machine[T]) Done(item T) bool {
 	return true
 }
 
-// ShutDown makes the machine hand out nothing more and let waiting items wait for good, and
-// reports whether the shutdown began now.
+// ShutDown makes the machine hand out nothing more and let waiting items wait for good, those
+// waiting out a debounce window included, and reports whether the shutdown began now.
 func (m *Machine[T]) ShutDown() bool {
 	if m.closed {
 		return false
@@ -135,8 +171,22 @@ func (m *Machine[T]) InProcessing() []T { return m.state.InProcessing() }
 // Dirty returns the number of items added again while handed out, which wait for Done.
 func (m *Machine[T]) Dirty() int { return m.state.Blocked() }
 
-// Delayed returns the number of items waiting to become ready.
-func (m *Machine[T]) Delayed() int { return m.state.Waiting() }
+// Delayed returns the number of items waiting to become ready after a delay, not counting those
+// that only wait out a debounce window.
+func (m *Machine[T]) Delayed() int { return m.state.Waiting() - m.state.Debouncing() }
+
+// Debouncing returns the number of items waiting out a debounce window.
+func (m *Machine[T]) Debouncing() int { return m.state.Debouncing() }
+
+// Superseded reports whether item, handed out, was added again since (see [State.Superseded]).
+func (m *Machine[T]) Superseded(item T) bool { return m.state.Superseded(item) }
+
+// TrackSuperseded makes the machine keep the set of superseded items, for SupersededSet.
+func (m *Machine[T]) TrackSuperseded() { m.state.TrackSuperseded() }
+
+// SupersededSet returns a copy of the superseded items and true when they changed since the
+// last call (see [State.SupersededSet]).
+func (m *Machine[T]) SupersededSet() (map[T]struct{}, bool) { return m.state.SupersededSet() }
 
 // OldestSince returns when the item handed out the longest ago was handed out, and false when
 // none is.

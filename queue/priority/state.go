@@ -23,7 +23,11 @@
 // and an add of the same item are independent, and each may lead to a processing.
 package priority
 
-import "time"
+import (
+	"time"
+
+	"github.com/actorqueue/workqueue/delay"
+)
 
 // entry is an item that is ready or waiting.
 type entry[T comparable] struct {
@@ -33,6 +37,7 @@ type entry[T comparable] struct {
 	readyAt  time.Time // zero once ready
 	pos      int       // position in its heap; -1 when ready but held back (see State.blocked)
 	group    string    // its group, in a grouped state (see NewGrouped)
+	bounce   *bounce   // while it waits out a debounce window (see State.Hold); nil otherwise
 }
 
 // State is a priority queue's state machine. Create it with [New]. It is not safe for
@@ -46,6 +51,15 @@ type State[T comparable] struct {
 	locked  map[T]time.Time // items handed out, Done not yet called, with when
 	order   uint64          // the next order number
 	fair    *fair[T]        // the ready items instead of ready, in a grouped state (see NewGrouped)
+
+	debounce delay.Debounce // the rule of Hold; its zero value holds nothing
+	holding  int            // waiting entries that wait out a debounce window
+
+	// The items handed out whose entry is ready or waits out a debounce window (see
+	// Superseded), kept once TrackSuperseded is called, for a shell that publishes them.
+	tracking   bool
+	superseded map[T]struct{}
+	changed    bool // superseded changed since SupersededSet last returned it
 }
 
 // New returns an empty priority queue state.
@@ -75,8 +89,10 @@ func dueFirst[T comparable](a, b *entry[T]) bool {
 	return readyFirst(a, b)
 }
 
-// Added tells what an Add changed, for the metrics.
+// Added tells what an Add or a Hold changed, for the metrics.
 type Added struct {
+	// Absorbed is set when a Hold restarted the debounce window its item was waiting out.
+	Absorbed bool
 	// Ready is set when the item became ready: client-go's metrics count an add.
 	Ready bool
 	// Raised is set when an item that was already ready got a higher priority: its depth moves
@@ -126,10 +142,14 @@ func (s *State[T]) Add(item T, priority int, readyAt time.Time) Added {
 		s.reorderReady(e)
 	case readyAt.IsZero():
 		s.waiting.remove(e)
+		s.unbounce(e) // this add covers those the window held it for
 		e.readyAt = time.Time{}
 		s.makeReady(e)
 		a.Ready = true
 	default:
+		if e.bounce != nil && (e.bounce.delayed.IsZero() || readyAt.Before(e.bounce.delayed)) {
+			e.bounce.delayed = readyAt
+		}
 		if readyAt.Before(e.readyAt) {
 			e.readyAt = readyAt
 		}
@@ -150,6 +170,7 @@ func (s *State[T]) makeReady(e *entry[T]) {
 	if _, handedOut := s.locked[e.item]; handedOut {
 		e.pos = -1
 		s.blocked[e.item] = e
+		s.supersede(e.item)
 		return
 	}
 	s.push(e)
@@ -180,6 +201,7 @@ func (s *State[T]) PromoteDue(now time.Time) (item T, priority int, ok bool) {
 	}
 	e := s.waiting.top()
 	s.waiting.remove(e)
+	s.unbounce(e)
 	e.readyAt, e.order = time.Time{}, s.next()
 	s.makeReady(e)
 	return e.item, e.priority, true
@@ -226,6 +248,12 @@ func (s *State[T]) Done(item T) bool {
 		return false
 	}
 	delete(s.locked, item)
+	if s.tracking {
+		if _, ok := s.superseded[item]; ok {
+			delete(s.superseded, item)
+			s.changed = true
+		}
+	}
 	if s.fair != nil {
 		s.fair.done(item)
 	}
@@ -245,7 +273,8 @@ func (s *State[T]) Len() int {
 	return s.ready.len() + len(s.blocked)
 }
 
-// Waiting returns the number of items waiting to become ready.
+// Waiting returns the number of items waiting to become ready, those waiting out a debounce
+// window included.
 func (s *State[T]) Waiting() int { return s.waiting.len() }
 
 // Processing returns the number of items handed out and not yet done.

@@ -42,6 +42,10 @@ type mode struct {
 	manyKeys int
 	// heapItems is how many distinct keys rows H queue (-million; issue 36 says a million).
 	heapItems int
+	// burstKeys change in bursts in rows U, their bursts starting over burstSpread (in rows X, 3
+	// in 10 of them over twice as long).
+	burstKeys   int
+	burstSpread time.Duration
 }
 
 // quick is for CI: the whole run takes about 40 s on two cores, of which issue 26's rows take
@@ -69,6 +73,8 @@ var quick = mode{
 	dupAdds:         18_000,
 	manyKeys:        10_000,
 	heapItems:       200_000,
+	burstKeys:       80,
+	burstSpread:     400 * time.Millisecond,
 }
 
 // full is the default: a few minutes, for the README's table.
@@ -94,4 +100,6 @@ var full = mode{
 	dupAdds:         60_000,
 	manyKeys:        60_000,
 	heapItems:       1_000_000,
+	burstKeys:       240,
+	burstSpread:     time.Second,
 }

@@ -168,7 +168,7 @@ func plan(m mode, wakeups func(impl string) wakeupFigures) []experiment {
 		{name: "allocations", rows: []row{
 			{id: "A", title: "allocations per Add/Get/Done cycle, one goroutine", unit: "allocs", better: lowerIsBetter, targets: []target{{peer: clientGo, ratio: 1}}},
 		}, measure: func(impl bench.Impl) []float64 { return []float64{bench.AllocsPerCycle(impl, m.allocCycles)} }},
-	}, slices.Concat(controllerPlan(m), shapePlan(m), groupPlan(m))...)
+	}, slices.Concat(controllerPlan(m), shapePlan(m), groupPlan(m), burstPlan(m))...)
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

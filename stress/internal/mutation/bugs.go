@@ -112,6 +112,24 @@ var Bugs = []Bug{
 		Edits:  []Edit{{"m.state.LiftLimits()", ""}},
 	},
 	{
+		Name:   "debounce-no-restart",
+		Breaks: "an add of an item waiting out its debounce window does not start the window again",
+		File:   "delay/window.go",
+		Edits:  []Edit{{"w.due.Set(item, now+w.rule.Wait(now-first))", "if !held { w.due.Set(item, now+w.rule.Wait(now-first)) }"}},
+	},
+	{
+		Name:   "held-not-superseded",
+		Breaks: "an item in processing whose add waits out a debounce window is not superseded",
+		File:   "queue/superseded.go",
+		Edits:  []Edit{{"		f.held = true", "		f.held = false"}},
+	},
+	{
+		Name:   "stale-len",
+		Breaks: "Len and Superseded answer from the owner's view with commands still to apply",
+		File:   "actor/view.go",
+		Edits:  []Edit{{"if applied < q.mailbox.sent.Load() {", "if false && applied < q.mailbox.sent.Load() {"}},
+	},
+	{
 		Name:   "giveup-off-by-one",
 		Breaks: "MaxRetries allows one rate-limited requeue more than it says",
 		File:   "limiter/retries.go",
