@@ -10,7 +10,8 @@
 //   - Safe for many producers and consumers at once.
 //   - Shut down cleanly: after ShutDown, workers receive the items still queued, then
 //     shutdown == true. Items still waiting on AddAfter or AddRateLimited are dropped, as in
-//     client-go: a drain finishes the items in processing, not the retries to come.
+//     client-go (and those waiting out a debounce window): a drain finishes the items in
+//     processing, not the retries to come.
 //
 // # One goroutine per queue
 //
