@@ -138,9 +138,9 @@
 // "Len"), a round trip to it only while it has commands still to apply. A queue nobody asks
 // pays nothing: the goroutine keeps the set of superseded items only once someone has asked.
 // controller-runtime reconcilers ask through their context (the controllerruntime module's
-// Link and Superseded). A wrapper that knows more can implement TypedSuperseder itself: a
-// sharded queue, say, whose replica has handed the item's bucket to another, which processes
-// the item from then on.
+// Link and Superseded). A wrapper that knows more can implement TypedSuperseder itself, as
+// the sharding module's Queue does: an item whose bucket its replica has lost or handed to
+// another, which processes the item from then on, is superseded too.
 //
 // # Len
 //

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	aq "github.com/actorqueue/workqueue"
 	"github.com/actorqueue/workqueue/sharding"
 )
 
@@ -22,6 +23,10 @@ type Queue[T comparable] struct {
 }
 
 var _ priorityqueue.PriorityQueue[string] = (*Queue[string])(nil)
+
+// A Queue tells a reconcile that its request is superseded (sharding.Queue.Superseded), so
+// that the controllerruntime module's Link can wrap it and answer Superseded(ctx).
+var _ aq.TypedSuperseder[string] = (*Queue[string])(nil)
 
 // Wrap returns a Queue around inner that processes only the keys of the buckets s holds; see
 // [sharding.Wrap], whose panics it shares.
