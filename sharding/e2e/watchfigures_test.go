@@ -169,12 +169,12 @@ func (h *harness) measure(name string, n int) []replicaStats {
 	return out
 }
 
-// stats asks each of ps for its Stats (SIGUSR1) and returns them.
+// stats asks each of ps for its Stats (SIGHUP) and returns them.
 func (h *harness) stats(ps []*proc) []record.Event {
 	h.t.Helper()
 	asked := record.Now()
 	for _, p := range ps {
-		p.cmd.Process.Signal(syscall.SIGUSR1)
+		p.cmd.Process.Signal(syscall.SIGHUP)
 	}
 	out := make([]record.Event, len(ps))
 	h.waitFor("stats", time.Minute, func() bool {

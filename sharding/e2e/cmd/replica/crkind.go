@@ -77,7 +77,15 @@ func runControllerRuntime(ctx context.Context, o options, rec *record.Writer) er
 	})); err != nil {
 		return err
 	}
-	stats.reportOnSignal(ctx, func() int { return len(informer.(toolscache.SharedIndexInformer).GetStore().ListKeys()) })
+	stats.reportOnSignal(ctx, func() int {
+		// The cache's reader, not the informer's store: a cache of several namespaces has
+		// one informer per namespace behind the one GetInformer returns.
+		var cached corev1.ConfigMapList
+		if err := mgr.GetCache().List(ctx, &cached); err != nil {
+			return -1
+		}
+		return len(cached.Items)
+	})
 
 	r := o.reconciler(rec)
 	var reconciler reconcile.Reconciler = reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

@@ -17,7 +17,7 @@
 //
 // SIGTERM or SIGINT makes it leave gracefully: its sharder hands every bucket back, and it
 // exits 0. SIGUSR1 stalls every reconcile right before its next check of sharding.Fence, until
-// SIGUSR2.
+// SIGUSR2. SIGHUP has it record what it measured of its watch (record.Stats).
 package main
 
 import (

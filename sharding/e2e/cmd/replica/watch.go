@@ -74,11 +74,12 @@ func (w *watchStats) measure(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-// reportOnSignal writes a Stats record each time the process receives SIGUSR1, until ctx is
-// done: count returns the objects cached.
+// reportOnSignal writes a Stats record each time the process receives SIGHUP, until ctx is
+// done (SIGUSR1 and SIGUSR2 stall and release the reconciles: main.go); count returns the
+// objects cached.
 func (w *watchStats) reportOnSignal(ctx context.Context, count func() int) {
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGUSR1)
+	signal.Notify(signals, syscall.SIGHUP)
 	go func() {
 		defer signal.Stop(signals)
 		for {

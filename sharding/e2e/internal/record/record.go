@@ -60,7 +60,7 @@ const (
 	Synced Kind = "synced"
 	// Ignored: the API server ignores shard selectors; the replica filters on its own.
 	Ignored Kind = "ignored"
-	// Stats: what the replica measured of itself, asked for with SIGUSR1: Count objects
+	// Stats: what the replica measured of itself, asked for with SIGHUP: Count objects
 	// cached, Heap bytes in use after a garbage collection, Events received by the watch,
 	// Filtered of them dropped as outside the bucket, Bytes read from the API server.
 	Stats Kind = "stats"
