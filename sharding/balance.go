@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,29 +120,3 @@ func (s *Sharder) requestHandover(b int) {
 	default: // already noted
 	}
 }
-
-// quietLogger returns ctx with a logger that drops the elector's reports of errAtShare, which
-// are the balancing at work rather than failures.
-func quietLogger(ctx context.Context) context.Context {
-	logger := klog.FromContext(ctx)
-	if logger.GetSink() == nil {
-		return ctx // logr.Discard
-	}
-	// WithSink, unlike logr.New, does not Init the sink again: it is shared.
-	return klog.NewContext(ctx, logger.WithSink(quietSink{logger.GetSink()}))
-}
-
-// quietSink is a logr.LogSink that drops errors wrapping errAtShare.
-type quietSink struct{ logr.LogSink }
-
-func (q quietSink) Error(err error, msg string, keysAndValues ...any) {
-	if !errors.Is(err, errAtShare) {
-		q.LogSink.Error(err, msg, keysAndValues...)
-	}
-}
-
-func (q quietSink) WithValues(keysAndValues ...any) logr.LogSink {
-	return quietSink{q.LogSink.WithValues(keysAndValues...)}
-}
-
-func (q quietSink) WithName(name string) logr.LogSink { return quietSink{q.LogSink.WithName(name)} }

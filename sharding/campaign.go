@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/klog/v2"
 )
 
 // campaign runs one campaign for bucket b: a new client-go LeaderElector campaigns for the
@@ -40,8 +41,10 @@ func (s *Sharder) campaign(ctx, halt context.Context, b int) bool {
 	default:
 	}
 	// The elector's context is not ctx: a graceful hand-over keeps renewing while it drains.
-	electing, stopElecting := context.WithCancel(quietLogger(halt))
+	// It logs to ctx's logger, quietly (see logs.go).
+	electing, stopElecting := context.WithCancel(klog.NewContext(halt, klog.FromContext(ctx)))
 	defer stopElecting()
+	electing = quietLogger(electing)
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)

@@ -94,6 +94,11 @@ func (s *Sharder) Held() []int {
 // package documentation for what follows if they do not), and releases their Leases, so that
 // the other replicas take them over within about a second. It returns once every bucket is
 // handed back. It panics if called more than once.
+//
+// The electors and the balancer log to ctx's logger (klog.FromContext). What client-go's
+// elector logs as an error but a healthy election does all the time (two replicas racing to
+// create or write a Lease, a request cut short as a hand-over stops the elector) goes to
+// verbosity 4 instead; every other failure stays an error.
 func (s *Sharder) Run(ctx context.Context) { s.run(ctx, context.Background()) }
 
 // run is Run that also stops when halt is done, at once and as a crashed process would: it
