@@ -43,22 +43,42 @@ func (s *Sharder) newCensus() *timing.Census {
 	return timing.NewCensus(s.cfg.Identity, s.cfg.Buckets, s.cfg.LeaseDuration)
 }
 
-// balance lists the Leases every RetryPeriod until ctx is done, updating the fair share and
-// asking the busiest replica for buckets when this one holds too few. A replica that holds
-// nothing is seen by the others through the hand-over requests that name it (the annotation
-// requested-by); until it asks, they do not count it, so replicas that start together each
-// compute a share among fewer replicas than there are, and ask for more than they keep.
-func (s *Sharder) balance(ctx context.Context) {
-	census := s.newCensus()
+// arrive announces this replica (member.go), waits one RetryPeriod, so that the replicas
+// starting with it announce themselves too, and takes a first look: the campaigns start with
+// a fair share among all of them.
+func (s *Sharder) arrive(ctx context.Context, census *timing.Census, p *presence) {
+	s.announce(ctx, p)
+	wait := time.NewTimer(s.cfg.RetryPeriod)
+	defer wait.Stop()
+	select {
+	case <-wait.C:
+	case <-ctx.Done():
+		return
+	}
+	s.look(ctx, census)
+}
+
+// balance renews the member Lease and lists the Leases every RetryPeriod until ctx is done,
+// updating the fair share and asking the busiest replica for buckets when this one holds
+// too few.
+func (s *Sharder) balance(ctx context.Context, census *timing.Census, p *presence) {
 	ticker := time.NewTicker(s.cfg.RetryPeriod)
 	defer ticker.Stop()
 	for {
-		s.look(ctx, census)
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
 		}
+		s.announce(ctx, p)
+		s.look(ctx, census)
+	}
+}
+
+// announce creates or renews the member Lease, and reports a failure.
+func (s *Sharder) announce(ctx context.Context, p *presence) {
+	if err := p.announce(ctx); err != nil && ctx.Err() == nil {
+		s.failed(ctx, "announce", s.cfg.Namespace+"/"+p.name, err)
 	}
 }
 
@@ -78,13 +98,15 @@ func (s *Sharder) look(ctx context.Context, census *timing.Census) {
 	byName := make(map[string]*coordinationv1.Lease, len(list.Items))
 	for i := range list.Items {
 		lease := &list.Items[i]
-		seen[i] = timing.LeaseSeen{Name: lease.Name, Holder: holder(lease), Requester: lease.Annotations[annotationRequest]}
+		seen[i] = timing.LeaseSeen{Name: lease.Name, Holder: holder(lease), Requester: lease.Annotations[annotationRequest],
+			Member: lease.Labels[labelMember] == "true"}
 		if lease.Spec.RenewTime != nil {
 			seen[i].Renew = lease.Spec.RenewTime.Time
 		}
 		byName[lease.Name] = lease
 	}
 	s.share.Store(int64(census.Look(now, seen)))
+	s.clear(ctx, census.Departed(), byName)
 	for name, ok := census.Ask(); ok; name, ok = census.Ask() {
 		lease := byName[name]
 		if lease.Annotations == nil {

@@ -12,6 +12,7 @@ import (
 // bucket's Lease, the campaign holds the bucket once elected, and hands it over when the
 // elector loses it or ctx or halt is done. It reports whether to campaign again.
 func (s *Sharder) campaign(ctx, halt context.Context, b int) bool {
+	defer s.unclaim(b) // acquired and then not held: given back, or never prepared
 	l := newBucketLease(s, b)
 	leading := make(chan context.Context, 1)
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{

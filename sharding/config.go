@@ -15,8 +15,9 @@ import (
 type Config struct {
 	// Client reaches the Leases, e.g. clientset.CoordinationV1(). Each bucket's elector makes
 	// up to two requests per RetryPeriod (a read, and a write while it holds or acquires the
-	// bucket), and the balancer lists the Leases once per RetryPeriod: 16 buckets at 2 s make
-	// 8 to 16 requests a second, above client-go's default client limit (rest.Config QPS 5,
+	// bucket), and the balancer lists the Leases and renews the replica's member Lease once per
+	// RetryPeriod (the verbs: get, list, create, update, and delete for the member Leases of
+	// replicas gone): 16 buckets at 2 s make 9 to 17 requests a second, above client-go's default client limit (rest.Config QPS 5,
 	// Burst 10), behind which renewals would wait until the buckets are lost. Build the
 	// clientset from a copy of the rest.Config with QPS at least 2*Buckets/RetryPeriod and
 	// Burst at least 2*Buckets, and share it with nothing else that is busy.
