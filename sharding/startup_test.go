@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -73,3 +74,42 @@ func testJointStart(t *testing.T, apart time.Duration) {
 // jointStartRetries bounds, in RetryPeriods, how long replicas that start together take to
 // balance.
 const jointStartRetries = 6
+
+// TestMemberLeases: a replica's member Lease exists while it runs, is deleted when it leaves,
+// and, when it crashes, is deleted by another replica once that one has seen it unchanged for
+// two LeaseDurations, and not before.
+func TestMemberLeases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 4, 10).defaults()
+		members := func() map[string]bool {
+			m := make(map[string]bool)
+			for key, holder := range c.api.Holders() {
+				if strings.Contains(key, "/"+c.cfg.Name+"-r") {
+					m[holder] = true
+				}
+			}
+			return m
+		}
+		a, b, d := c.join("a"), c.join("b"), c.join("c")
+		c.churn(3*c.cfg.RetryPeriod, 50*time.Millisecond)
+		if m := members(); !m["a"] || !m["b"] || !m["c"] || len(m) != 3 {
+			t.Fatalf("member Leases of %v, want a, b and c", m)
+		}
+		c.exit(b)
+		if m := members(); m["b"] {
+			t.Errorf("b's member Lease is still there after it left")
+		}
+		c.crash(d)
+		crashed := time.Now()
+		// c renewed it at most a RetryPeriod before the crash, and a saw that within one more.
+		c.churn(2*c.cfg.LeaseDuration-2*c.cfg.RetryPeriod, 50*time.Millisecond)
+		if m := members(); !m["c"] {
+			t.Errorf("c's member Lease deleted %v after it crashed, before two LeaseDurations", time.Since(crashed))
+		}
+		c.churn(5*c.cfg.RetryPeriod, 50*time.Millisecond)
+		if m := members(); m["c"] || !m["a"] {
+			t.Errorf("member Leases of %v %v after c crashed, want a's alone", m, time.Since(crashed))
+		}
+		c.finish(a)
+	})
+}
