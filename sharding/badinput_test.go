@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 
 	"github.com/actorqueue/workqueue"
@@ -102,4 +105,52 @@ func TestDrainBudget(t *testing.T) {
 	if got, want := cfg.DrainBudget(), time.Duration(float64(lease)/1.1)-12*time.Second; got != want {
 		t.Errorf("DrainBudget = %v, want %v", got, want)
 	}
+}
+
+// TestThrottledClientRefused: New refuses a clientset whose rate limiter allows fewer than
+// 2*Buckets/RetryPeriod requests a second (client-go's default of 5 for 16 buckets, as the
+// README's snippet once had), naming the numbers and the fix, and takes one at that rate, one
+// without a limiter, and a fake clientset, whose limiter it cannot see.
+func TestThrottledClientRefused(t *testing.T) {
+	for _, tc := range []struct {
+		qps     float32 // of the rest.Config; 0 is client-go's default, 5
+		buckets int
+		retry   time.Duration
+		refused string // in the panic, or "" if New takes it
+	}{
+		{0, 16, 2 * time.Second, "allows 5 requests/s, below the 16 that 16 buckets"},
+		{15.5, 16, 2 * time.Second, "QPS >= 16 and Burst >= 32"},
+		{16, 16, 2 * time.Second, ""},
+		{95, 12, 250 * time.Millisecond, "below the 96 that 12 buckets with a RetryPeriod of 250ms"},
+		{96, 12, 250 * time.Millisecond, ""},
+		{float32(2*3) / 3, 3, 3 * time.Second, ""}, // 2 a second, in float32
+		{-1, 16, 2 * time.Second, ""},              // no limiter at all
+	} {
+		config := &rest.Config{Host: "http://127.0.0.1:1", QPS: tc.qps}
+		if tc.qps > 0 {
+			config.Burst = 2 * tc.buckets
+		}
+		clientset, err := kubernetes.NewForConfig(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Client: clientset.CoordinationV1(), Namespace: "ns", Name: "x", Identity: "a", Buckets: tc.buckets,
+			LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: tc.retry}
+		if tc.retry < time.Second {
+			cfg.LeaseDuration, cfg.RenewDeadline = 2*time.Second, 1200*time.Millisecond
+		}
+		msg := func() (msg string) {
+			defer func() { msg, _ = recover().(string) }()
+			New(cfg)
+			return ""
+		}()
+		switch {
+		case tc.refused == "" && msg != "":
+			t.Errorf("QPS %g, %d buckets, RetryPeriod %v: New panicked %q", tc.qps, tc.buckets, tc.retry, msg)
+		case tc.refused != "" && (!strings.HasPrefix(msg, "sharding: ") || !strings.Contains(msg, tc.refused)):
+			t.Errorf("QPS %g, %d buckets, RetryPeriod %v: panic %q, want a sharding: message saying %q", tc.qps, tc.buckets, tc.retry, msg, tc.refused)
+		}
+	}
+	// A fake clientset has no limiter to see.
+	New(Config{Client: fake.NewClientset().CoordinationV1(), Namespace: "ns", Name: "x", Identity: "a", Buckets: 64})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,22 +43,42 @@ func (s *Sharder) newCensus() *timing.Census {
 	return timing.NewCensus(s.cfg.Identity, s.cfg.Buckets, s.cfg.LeaseDuration)
 }
 
-// balance lists the Leases every RetryPeriod until ctx is done, updating the fair share and
-// asking the busiest replica for buckets when this one holds too few. A replica that holds
-// nothing is seen by the others through the hand-over requests that name it (the annotation
-// requested-by); until it asks, they do not count it, so replicas that start together each
-// compute a share among fewer replicas than there are, and ask for more than they keep.
-func (s *Sharder) balance(ctx context.Context) {
-	census := s.newCensus()
+// arrive announces this replica (member.go), waits one RetryPeriod, so that the replicas
+// starting with it announce themselves too, and takes a first look: the campaigns start with
+// a fair share among all of them.
+func (s *Sharder) arrive(ctx context.Context, census *timing.Census, p *presence) {
+	s.announce(ctx, p)
+	wait := time.NewTimer(s.cfg.RetryPeriod)
+	defer wait.Stop()
+	select {
+	case <-wait.C:
+	case <-ctx.Done():
+		return
+	}
+	s.look(ctx, census)
+}
+
+// balance renews the member Lease and lists the Leases every RetryPeriod until ctx is done,
+// updating the fair share and asking the busiest replica for buckets when this one holds
+// too few.
+func (s *Sharder) balance(ctx context.Context, census *timing.Census, p *presence) {
 	ticker := time.NewTicker(s.cfg.RetryPeriod)
 	defer ticker.Stop()
 	for {
-		s.look(ctx, census)
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
 		}
+		s.announce(ctx, p)
+		s.look(ctx, census)
+	}
+}
+
+// announce creates or renews the member Lease, and reports a failure.
+func (s *Sharder) announce(ctx context.Context, p *presence) {
+	if err := p.announce(ctx); err != nil && ctx.Err() == nil {
+		s.failed(ctx, "announce", s.cfg.Namespace+"/"+p.name, err)
 	}
 }
 
@@ -79,13 +98,15 @@ func (s *Sharder) look(ctx context.Context, census *timing.Census) {
 	byName := make(map[string]*coordinationv1.Lease, len(list.Items))
 	for i := range list.Items {
 		lease := &list.Items[i]
-		seen[i] = timing.LeaseSeen{Name: lease.Name, Holder: holder(lease), Requester: lease.Annotations[annotationRequest]}
+		seen[i] = timing.LeaseSeen{Name: lease.Name, Holder: holder(lease), Requester: lease.Annotations[annotationRequest],
+			Member: lease.Labels[labelMember] == "true"}
 		if lease.Spec.RenewTime != nil {
 			seen[i].Renew = lease.Spec.RenewTime.Time
 		}
 		byName[lease.Name] = lease
 	}
 	s.share.Store(int64(census.Look(now, seen)))
+	s.clear(ctx, census.Departed(), byName)
 	for name, ok := census.Ask(); ok; name, ok = census.Ask() {
 		lease := byName[name]
 		if lease.Annotations == nil {
@@ -121,29 +142,3 @@ func (s *Sharder) requestHandover(b int) {
 	default: // already noted
 	}
 }
-
-// quietLogger returns ctx with a logger that drops the elector's reports of errAtShare, which
-// are the balancing at work rather than failures.
-func quietLogger(ctx context.Context) context.Context {
-	logger := klog.FromContext(ctx)
-	if logger.GetSink() == nil {
-		return ctx // logr.Discard
-	}
-	// WithSink, unlike logr.New, does not Init the sink again: it is shared.
-	return klog.NewContext(ctx, logger.WithSink(quietSink{logger.GetSink()}))
-}
-
-// quietSink is a logr.LogSink that drops errors wrapping errAtShare.
-type quietSink struct{ logr.LogSink }
-
-func (q quietSink) Error(err error, msg string, keysAndValues ...any) {
-	if !errors.Is(err, errAtShare) {
-		q.LogSink.Error(err, msg, keysAndValues...)
-	}
-}
-
-func (q quietSink) WithValues(keysAndValues ...any) logr.LogSink {
-	return quietSink{q.LogSink.WithValues(keysAndValues...)}
-}
-
-func (q quietSink) WithName(name string) logr.LogSink { return quietSink{q.LogSink.WithName(name)} }

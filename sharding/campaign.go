@@ -5,12 +5,14 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/klog/v2"
 )
 
 // campaign runs one campaign for bucket b: a new client-go LeaderElector campaigns for the
 // bucket's Lease, the campaign holds the bucket once elected, and hands it over when the
 // elector loses it or ctx or halt is done. It reports whether to campaign again.
 func (s *Sharder) campaign(ctx, halt context.Context, b int) bool {
+	defer s.unclaim(b) // acquired and then not held: given back, or never prepared
 	l := newBucketLease(s, b)
 	leading := make(chan context.Context, 1)
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
@@ -40,8 +42,10 @@ func (s *Sharder) campaign(ctx, halt context.Context, b int) bool {
 	default:
 	}
 	// The elector's context is not ctx: a graceful hand-over keeps renewing while it drains.
-	electing, stopElecting := context.WithCancel(quietLogger(halt))
+	// It logs to ctx's logger, quietly (see logs.go).
+	electing, stopElecting := context.WithCancel(klog.NewContext(halt, klog.FromContext(ctx)))
 	defer stopElecting()
+	electing = quietLogger(electing)
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)

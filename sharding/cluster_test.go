@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+
 	"github.com/actorqueue/workqueue"
 	"github.com/actorqueue/workqueue/sharding/leasetest"
 )
@@ -54,6 +57,7 @@ type cluster struct {
 	acquired   []acquisition
 	handovers  []Handover
 	dropped    int
+	logger     logr.Logger // the replicas' (Run's context's); logr.Discard() if zero
 }
 
 // acquisition is one bucket acquired by one replica, as its Keys function saw it.
@@ -133,7 +137,7 @@ func (c *cluster) join(id string) *replica {
 		c.mu.Unlock()
 		return c.keys
 	}})
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, stop := context.WithCancel(klog.NewContext(context.Background(), c.logger))
 	halt, crash := context.WithCancel(context.Background())
 	r.stop, r.halt = stop, crash
 	c.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/actorqueue/workqueue/sharding/internal/timing"
 )
@@ -12,11 +13,20 @@ import (
 // Config configures a [Sharder]. Client, Namespace, Name, Identity and Buckets are required;
 // the durations default to those of Kubernetes' core components.
 type Config struct {
-	// Client reaches the Leases, e.g. clientset.CoordinationV1(). Each bucket's elector reads
-	// its Lease every RetryPeriod and writes it too while it holds the bucket: 12 buckets at
-	// 2 s make 6 to 12 requests a second, above client-go's default client limit of 5 (rest.Config
-	// QPS), which would delay renewals on its own. Give the clientset a QPS and Burst above
-	// 2*Buckets/RetryPeriod.
+	// Client reaches the Leases, e.g. clientset.CoordinationV1(). Each bucket's elector makes
+	// up to two requests per RetryPeriod (a read, and a write while it holds or acquires the
+	// bucket), and the balancer lists the Leases and renews the replica's member Lease once per
+	// RetryPeriod (the verbs: get, list, create, update, and delete for the member Leases of
+	// replicas gone): 16 buckets at 2 s make 9 to 17 requests a second, above client-go's default client limit (rest.Config QPS 5,
+	// Burst 10), behind which renewals would wait until the buckets are lost. Build the
+	// clientset from a copy of the rest.Config with QPS at least 2*Buckets/RetryPeriod and
+	// Burst at least 2*Buckets, and share it with nothing else that is busy.
+	//
+	// New panics when Client is a clientset's CoordinationV1() (anything with a RESTClient)
+	// whose rate limiter allows fewer requests a second: that is the only limiter it can see.
+	// Burst, a limiter shared with other requests, or one inside a wrapper or a transport it
+	// cannot see; client-go then logs "Waited before sending request" (at level 3 above 50 ms,
+	// at level 0 above 1 s), the sign of renewals queued behind it.
 	Client coordinationv1client.LeasesGetter
 	// Namespace holds the Leases.
 	Namespace string
@@ -93,7 +103,28 @@ func (c Config) withDefaults() Config {
 	if err := c.durations().Check(); err != nil {
 		panic(err.Error())
 	}
+	c.checkClientRate()
 	return c
+}
+
+// checkClientRate panics if Client's rate limiter, when it shows one, allows fewer than
+// 2*Buckets/RetryPeriod requests a second (see Config.Client).
+func (c Config) checkClientRate() {
+	rc, ok := c.Client.(interface{ RESTClient() rest.Interface })
+	if !ok {
+		return // a wrapper: its limiter, if any, is out of sight
+	}
+	limiter := rc.RESTClient().GetRateLimiter() // nil for a fake clientset, or QPS < 0
+	if limiter == nil {
+		return
+	}
+	need := 2 * float64(c.Buckets) / c.RetryPeriod.Seconds()
+	if qps := float64(limiter.QPS()); qps < need*(1-1e-6) {
+		panic(fmt.Sprintf("sharding: Config.Client's rate limiter allows %g requests/s, below the %g that %d buckets "+
+			"with a RetryPeriod of %v may need (2*Buckets/RetryPeriod), so renewals would wait behind it and buckets be lost: "+
+			"build the clientset from a copy of the rest.Config with QPS >= %g and Burst >= %d",
+			qps, need, c.Buckets, c.RetryPeriod, need, 2*c.Buckets))
+	}
 }
 
 // durations returns the durations of c, defaulted, as package timing takes them.

@@ -162,9 +162,13 @@
 //
 // Every RetryPeriod a replica lists the Leases and counts the live replicas. It does not
 // acquire beyond its fair share, ⌈Buckets/replicas⌉, unless a bucket stays free for three
-// RetryPeriods; and a replica two or more buckets short asks the busiest one for a bucket by
-// naming itself in the Lease's annotation sharding.actorqueue.io/requested-by, which the holder
-// honours with a graceful hand-over. (spec.preferredHolder would say the same, but
+// RetryPeriods; and while every bucket is held, a replica two or more buckets short asks the
+// busiest one for a bucket by naming itself in the Lease's annotation
+// sharding.actorqueue.io/requested-by, which the holder honours with a graceful hand-over.
+// Each replica announces itself with a member Lease ("<Name>-r<hash of Identity>"), renewed
+// every RetryPeriod and deleted when it leaves, and campaigns only a RetryPeriod after it
+// started: replicas that start within a RetryPeriod of each other count each other before
+// any acquires, and share the buckets without a hand-over. (spec.preferredHolder would say the same, but
 // kube-apiserver drops it unless the CoordinatedLeaderElection feature gate is on, and refuses
 // it without spec.strategy when it is.) A request that fails other than by a conflict is
 // logged and reported to [FailureMetrics]. This only decides when to campaign: who holds a

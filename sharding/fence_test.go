@@ -29,10 +29,15 @@ func newSolo(t *testing.T) *solo {
 		QueueConfig[string]{Keys: func(int) []string { return []string{"k"} }})
 	ctx, stop := context.WithCancel(context.Background())
 	o.stop = stop
+	// Run waits a RetryPeriod before its campaigns (it announces itself first): start it so
+	// that they begin on the next whole second of the bubble's clock, when newSolo returns.
+	retry := o.sharder.cfg.RetryPeriod
+	time.Sleep(time.Second - retry)
 	go func() {
 		defer close(o.ran)
 		o.sharder.Run(ctx)
 	}()
+	time.Sleep(retry)
 	return o
 }
 
@@ -56,8 +61,8 @@ func (o *solo) close() {
 // window keeps counting from the first of them; the first renewal in a new second moves it.
 func TestHoldWindowCountsFromFirstWriteOfRecord(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now() // the bubble's clock starts on a whole second
 		o := newSolo(t)
+		start := time.Now() // on a whole second: the campaign begins
 		defer o.close()
 		synctest.Wait()
 		window := o.sharder.times.HoldWindow()
@@ -116,8 +121,8 @@ func TestHeldOnlyInProcessing(t *testing.T) {
 // window had lapsed are dropped, and counted, if the bucket is then lost.
 func TestSetAsideKeysDroppedOnLoss(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
 		o := newSolo(t)
+		start := time.Now()
 		defer o.close()
 		key, _ := o.queue.Get()
 		o.queue.Done(key)
@@ -171,7 +176,7 @@ func TestGetWithPriority(t *testing.T) {
 			defer close(ran)
 			s.Run(ctx)
 		}()
-		time.Sleep(time.Second)
+		time.Sleep(DefaultRetryPeriod + time.Second) // Run campaigns a RetryPeriod after it starts
 		if len(s.Held()) != 2 {
 			t.Fatalf("holds %v, want both buckets", s.Held())
 		}

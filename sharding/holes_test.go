@@ -56,7 +56,7 @@ func (c *cluster) renewedAt(r *replica) time.Time {
 	}
 	var last time.Time
 	for _, lease := range list.Items {
-		if lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity == r.id && lease.Spec.RenewTime.After(last) {
+		if lease.Labels[labelMember] == "" && lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity == r.id && lease.Spec.RenewTime.After(last) {
 			last = lease.Spec.RenewTime.Time
 		}
 	}

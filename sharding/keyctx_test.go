@@ -27,8 +27,8 @@ func reconcileFor(ctx context.Context, d time.Duration) (cut bool) {
 // left a reconcile 0.25 to 1.25 s, and cut most 900 ms reconciles short, on every retry.
 func TestHealthyReconcileNotCutShort(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now() // on a whole second
 		o := newSolo(t)
+		start := time.Now() // on a whole second: the campaign begins
 		defer o.close()
 		key, _ := o.queue.Get()
 		o.queue.Done(key)
@@ -116,8 +116,8 @@ func TestKeysContextFollowsRenewals(t *testing.T) {
 // retry policy (and its rate limiter's backoff, which grows with every cut).
 func TestCutKeyRequeued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
 		o := newSolo(t)
+		start := time.Now()
 		defer o.close()
 		key, _ := o.queue.Get()
 		o.queue.Done(key)

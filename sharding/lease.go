@@ -81,13 +81,18 @@ func (l *bucketLease) Get(ctx context.Context) (*resourcelock.LeaderElectionReco
 
 // Create creates the Lease with record. Beyond the fair share, it refuses (see balance.go).
 func (l *bucketLease) Create(ctx context.Context, record resourcelock.LeaderElectionRecord) error {
-	if !l.mayAcquire() {
+	ok, fresh := l.claim()
+	if !ok {
 		return errAtShare
 	}
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{
 		Namespace: l.meta.Namespace, Name: l.meta.Name, Labels: map[string]string{labelName: l.sharder.cfg.Name},
 	}}
-	return l.write(ctx, lease, record, true, true)
+	err := l.write(ctx, lease, record, true, true)
+	if err != nil && fresh {
+		l.sharder.unclaim(l.bucket)
+	}
+	return err
 }
 
 // Update writes record into the Lease as last read or written. An update that would acquire
@@ -98,9 +103,10 @@ func (l *bucketLease) Update(ctx context.Context, record resourcelock.LeaderElec
 		return errors.New("sharding: Lease not read before update")
 	}
 	lease := l.lease.DeepCopy()
-	acquiring := holder(lease) != l.Identity()
+	acquiring, fresh := holder(lease) != l.Identity(), false
 	if acquiring {
-		if !l.mayAcquire() {
+		var ok bool
+		if ok, fresh = l.claim(); !ok {
 			return errAtShare
 		}
 		delete(lease.Annotations, annotationRequest)
@@ -109,7 +115,11 @@ func (l *bucketLease) Update(ctx context.Context, record resourcelock.LeaderElec
 		lease.Labels = make(map[string]string)
 	}
 	lease.Labels[labelName] = l.sharder.cfg.Name
-	return l.write(ctx, lease, record, false, acquiring)
+	err := l.write(ctx, lease, record, false, acquiring)
+	if err != nil && fresh {
+		l.sharder.unclaim(l.bucket)
+	}
+	return err
 }
 
 // write stores lease with record as its spec, creating it if create; acquiring says whether
@@ -171,10 +181,28 @@ func (l *bucketLease) keep(lease *coordinationv1.Lease) {
 	l.requester = lease.Annotations[annotationRequest]
 }
 
-// mayAcquire reports whether the campaign may acquire the bucket now (see timing.Restraint).
-func (l *bucketLease) mayAcquire() bool {
+// claim reports whether the campaign may acquire the bucket now (see timing.Restraint), and if
+// so counts the bucket among those this replica acquires (Sharder.claimed), fresh if it was
+// not counted yet: the write that acquires it unclaims a fresh claim if it fails. The
+// campaigns of a replica decide one at a time, each seeing the others' claims, so that a
+// replica does not race itself past its share while its acquisitions are on their way.
+func (l *bucketLease) claim() (ok, fresh bool) {
 	requested := l.requester != "" && l.requester != l.Identity()
-	return l.restraint.Allows(time.Now(), l.raw, requested, l.sharder.holdingCount(), int(l.sharder.share.Load()), l.sharder.times.Grace())
+	s := l.sharder
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	others := 0
+	for b, claimed := range s.claimed {
+		if claimed && b != l.bucket {
+			others++
+		}
+	}
+	if !l.restraint.Allows(time.Now(), l.raw, requested, others, int(s.share.Load()), s.times.Grace()) {
+		return false, false
+	}
+	fresh = !s.claimed[l.bucket]
+	s.claimed[l.bucket] = true
+	return true, fresh
 }
 
 // release empties the Lease's holder if this replica still holds it, so that another replica

@@ -167,6 +167,17 @@ func (c linkLeases) Update(ctx context.Context, lease *coordinationv1.Lease, opt
 	return updated, err
 }
 
+func (c linkLeases) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+	if err := c.send(); err != nil {
+		return err
+	}
+	err := c.LeaseInterface.Delete(ctx, name, opts)
+	if rerr := c.receive(ctx, true); rerr != nil {
+		return rerr
+	}
+	return err
+}
+
 // gate stops the goroutines that pass it while it is closed: a paused process.
 type gate struct {
 	mu     sync.Mutex

@@ -27,9 +27,12 @@ type Sharder struct {
 	tenures  []atomic.Pointer[timing.Tenure]
 	holdings []atomic.Pointer[holding]
 
-	mu     sync.Mutex // guards queues and held, and orders them with holdings
+	mu     sync.Mutex // guards queues, held and claimed, and orders them with holdings
 	queues []member
 	held   int // buckets held: holdings not nil
+	// claimed[b]: b's campaign has acquired b, or is writing to, and has not given it up:
+	// what the fair share limits (bucketLease.claim).
+	claimed []bool
 
 	watching sync.RWMutex    // guards watchers; read-held from a bucket's preparation to its holding's start
 	watchers []BucketWatcher // see watchers.go
@@ -53,7 +56,7 @@ func New(cfg Config) *Sharder {
 	cfg = cfg.withDefaults()
 	s := &Sharder{cfg: cfg, times: cfg.durations(), asked: make([]chan struct{}, cfg.Buckets),
 		holds: make([]timing.Hold, cfg.Buckets), tenures: make([]atomic.Pointer[timing.Tenure], cfg.Buckets),
-		holdings: make([]atomic.Pointer[holding], cfg.Buckets)}
+		holdings: make([]atomic.Pointer[holding], cfg.Buckets), claimed: make([]bool, cfg.Buckets)}
 	for b := range s.asked {
 		s.asked[b] = make(chan struct{}, 1)
 		s.holds[b] = timing.NewHold(s.times)
@@ -89,11 +92,18 @@ func (s *Sharder) Held() []int {
 	return held
 }
 
-// Run campaigns for every bucket until ctx is done, then hands the held buckets back: it stops
+// Run announces the replica to the others (a member Lease, deleted when Run returns),
+// waits one RetryPeriod so that the replicas starting with it are counted, then campaigns
+// for every bucket until ctx is done, and then hands the held buckets back: it stops
 // handing their keys out, waits for their reconciles to finish (up to LeaseDuration; see the
 // package documentation for what follows if they do not), and releases their Leases, so that
 // the other replicas take them over within about a second. It returns once every bucket is
 // handed back. It panics if called more than once.
+//
+// The electors and the balancer log to ctx's logger (klog.FromContext). What client-go's
+// elector logs as an error but a healthy election does all the time (two replicas racing to
+// create or write a Lease, a request cut short as a hand-over stops the elector) goes to
+// verbosity 4 instead; every other failure stays an error.
 func (s *Sharder) Run(ctx context.Context) { s.run(ctx, context.Background()) }
 
 // run is Run that also stops when halt is done, at once and as a crashed process would: it
@@ -107,9 +117,10 @@ func (s *Sharder) run(ctx, halt context.Context) {
 	defer stopBalancing()
 	unhalt := context.AfterFunc(halt, stopBalancing)
 	defer unhalt()
-	s.look(balancing, s.newCensus()) // a first fair share
+	census, p := s.newCensus(), &presence{s: s, name: memberLeaseName(s.cfg.Name, s.cfg.Identity)}
+	s.arrive(balancing, census, p) // a first fair share, among the replicas starting with this one
 	var balancer, campaigns sync.WaitGroup
-	balancer.Go(func() { s.balance(balancing) })
+	balancer.Go(func() { s.balance(balancing, census, p) })
 	for b := range s.cfg.Buckets {
 		campaigns.Go(func() {
 			for s.campaign(ctx, halt, b) {
@@ -119,6 +130,13 @@ func (s *Sharder) run(ctx, halt context.Context) {
 	campaigns.Wait()
 	stopBalancing()
 	balancer.Wait()
+	if halt.Err() == nil {
+		leaving, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RenewDeadline)
+		defer cancel()
+		if err := p.withdraw(leaving); err != nil {
+			s.failed(ctx, "withdraw", s.cfg.Namespace+"/"+p.name, err) // it expires instead
+		}
+	}
 }
 
 // attach adds q to the queues told of acquisitions, and tells it of the buckets held now.
@@ -147,11 +165,11 @@ func (s *Sharder) members() []member {
 // holding returns the holding of bucket, or nil when it is not held.
 func (s *Sharder) holding(bucket int) *holding { return s.holdings[bucket].Load() }
 
-// holdingCount returns the number of buckets held.
-func (s *Sharder) holdingCount() int {
+// unclaim stops counting bucket among those this replica acquires (see bucketLease.claim).
+func (s *Sharder) unclaim(bucket int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.held
+	s.claimed[bucket] = false
 }
 
 // A bucket becomes held in acquired and stops being held in givingUp; gaveUp reports it given
@@ -181,6 +199,7 @@ func (s *Sharder) givingUp(h *holding) <-chan struct{} {
 	s.mu.Lock()
 	s.holdings[h.bucket].Store(nil)
 	s.held--
+	s.claimed[h.bucket] = false
 	s.cfg.Metrics.BucketsHeld(s.held)
 	s.mu.Unlock()
 	for _, q := range s.members() {

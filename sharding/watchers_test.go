@@ -82,6 +82,7 @@ func newWatched(leases coordinationv1client.LeasesGetter, id string, j *journal,
 		defer close(w.ran)
 		w.sharder.Run(ctx)
 	}()
+	time.Sleep(w.sharder.cfg.RetryPeriod) // Run announces itself, and campaigns from now on
 	return w
 }
 

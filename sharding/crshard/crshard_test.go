@@ -36,7 +36,7 @@ func running(t *testing.T, buckets int) (s *sharding.Sharder, stop func()) {
 		defer close(ran)
 		Runnable(s).Start(ctx)
 	}()
-	time.Sleep(time.Second)
+	time.Sleep(sharding.DefaultRetryPeriod + time.Second) // Run campaigns a RetryPeriod after it starts
 	if len(s.Held()) != buckets {
 		t.Fatalf("holds %v, want all %d buckets", s.Held(), buckets)
 	}

@@ -385,16 +385,29 @@ func (h *harness) stall(p *proc, on bool) {
 // leave sends SIGTERM to p and waits for it to hand its buckets back and exit 0.
 func (h *harness) leave(p *proc) time.Duration {
 	h.t.Helper()
+	at := h.terminate(p)
+	h.awaitExit(p)
+	return at
+}
+
+// terminate sends SIGTERM to p, which leaves gracefully, and returns when.
+func (h *harness) terminate(p *proc) time.Duration {
 	at := record.Now()
 	p.cmd.Process.Signal(syscall.SIGCONT) // in case it was paused
 	p.cmd.Process.Signal(syscall.SIGTERM)
+	return at
+}
+
+// awaitExit waits for p, sent SIGTERM, to hand its buckets back and exit 0.
+func (h *harness) awaitExit(p *proc) {
+	h.t.Helper()
 	limit := 2*h.tm.lease + 10*time.Second
 	select {
 	case <-p.exited:
 	case <-time.After(limit):
 		h.t.Errorf("%s did not exit within %v of SIGTERM; killing it", p.name, limit)
 		h.kill(p)
-		return at
+		return
 	}
 	if p.err != nil {
 		h.t.Errorf("%s exited: %v (see %s)", p.name, p.err, filepath.Join(h.dir, p.name+".log"))
@@ -402,7 +415,6 @@ func (h *harness) leave(p *proc) time.Duration {
 	h.deaths[p.name] = p.exitAt
 	p.proxy.Close()
 	h.poll()
-	return at
 }
 
 // live returns the names of the replicas still running, in start order.

@@ -287,3 +287,61 @@ func (l *leaseLog) returnedTo(replica string) []int {
 	}
 	return out
 }
+
+// leaseName is the name of bucket's Lease, as the replicas name it (-name e2e).
+func leaseName(bucket int) string { return "e2e-" + strconv.Itoa(bucket) }
+
+// touchLeases writes an annotation on the Lease of each of buckets that still names holder,
+// which changes its resourceVersion and not the record the electors compare, and returns the
+// buckets whose Lease it wrote.
+func (h *harness) touchLeases(holder string, buckets []int) []int {
+	h.t.Helper()
+	leases := h.client.CoordinationV1().Leases(h.ns)
+	var touched []int
+	for _, b := range buckets {
+		lease, err := leases.Get(context.Background(), leaseName(b), metav1.GetOptions{})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != holder {
+			continue
+		}
+		if lease.Annotations == nil {
+			lease.Annotations = make(map[string]string)
+		}
+		lease.Annotations["e2e.actorqueue.io/touched"] = strconv.Itoa(int(record.Now()))
+		if _, err := leases.Update(context.Background(), lease, metav1.UpdateOptions{}); err != nil {
+			h.t.Fatalf("touching %s: %v", lease.Name, err)
+		}
+		touched = append(touched, b)
+	}
+	return touched
+}
+
+// createLease creates bucket's Lease as a replica named holder would have left it an hour
+// ago, when it stopped without releasing it, carrying a hand-over request of requester.
+func (h *harness) createLease(bucket int, holder, requester string) {
+	h.t.Helper()
+	long, seconds := metav1.NewMicroTime(time.Now().Add(-time.Hour)), int32(h.tm.lease/time.Second)
+	_, err := h.client.CoordinationV1().Leases(h.ns).Create(context.Background(), &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: leaseName(bucket),
+			Labels:      map[string]string{"sharding.actorqueue.io/name": "e2e"},
+			Annotations: map[string]string{"sharding.actorqueue.io/requested-by": requester}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &long, RenewTime: &long},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// releasedAfter returns when the watch first saw bucket's Lease name no holder after after.
+func (l *leaseLog) releasedAfter(bucket int, after time.Duration) (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, v := range l.versions {
+		if v.bucket == bucket && v.seen > after && v.holder == "" {
+			return v.seen, true
+		}
+	}
+	return 0, false
+}

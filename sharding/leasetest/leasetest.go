@@ -48,7 +48,8 @@ import (
 //   - times are stored to the microsecond, as MicroTime is serialized;
 //   - a list honours its label selector.
 //
-// Watches, patches and deletes are not served.
+// A delete honours its preconditions (409 Conflict when the resourceVersion or uid differs).
+// Watches and patches are not served.
 type Server struct {
 	coordinated bool // the CoordinatedLeaderElection feature gate
 
@@ -112,6 +113,8 @@ func (s *Server) serve(action k8stesting.Action) (runtime.Object, error) {
 	case "update":
 		lease := action.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease).DeepCopy()
 		return s.update(ns, lease)
+	case "delete":
+		return s.delete(ns, action.(k8stesting.DeleteAction))
 	case "list":
 		selector := action.(k8stesting.ListAction).GetListRestrictions().Labels
 		list := &coordinationv1.LeaseList{}
@@ -124,6 +127,24 @@ func (s *Server) serve(action k8stesting.Action) (runtime.Object, error) {
 		return list, nil
 	}
 	return nil, apierrors.NewMethodNotSupported(leaseResource, action.GetVerb())
+}
+
+// delete removes a Lease, if its preconditions hold, as the API server's delete does.
+func (s *Server) delete(ns string, action k8stesting.DeleteAction) (runtime.Object, error) {
+	name := action.GetName()
+	lease, ok := s.leases[ns+"/"+name]
+	if !ok {
+		return nil, apierrors.NewNotFound(leaseResource, name)
+	}
+	if p := action.GetDeleteOptions().Preconditions; p != nil {
+		if p.ResourceVersion != nil && *p.ResourceVersion != lease.ResourceVersion ||
+			p.UID != nil && *p.UID != lease.UID {
+			return nil, apierrors.NewConflict(leaseResource, name, errors.New("precondition failed"))
+		}
+	}
+	delete(s.leases, ns+"/"+name)
+	s.version++
+	return lease.DeepCopy(), nil
 }
 
 // create stores a new Lease, as the API server's create does.

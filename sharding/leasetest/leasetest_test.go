@@ -190,3 +190,30 @@ func TestListSelectsLabels(t *testing.T) {
 		t.Errorf("list app=b returned %d Leases, want only b", len(list.Items))
 	}
 }
+
+// TestDeletePreconditions checks a delete as kube-apiserver answers it: 404 for a Lease that
+// does not exist, 409 when a precondition names another resourceVersion or uid, and gone
+// after one that holds.
+func TestDeletePreconditions(t *testing.T) {
+	ctx := context.Background()
+	c := leases(NewServer())
+	if err := c.Delete(ctx, "x", metav1.DeleteOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("delete of a missing Lease: %v, want 404", err)
+	}
+	created, err := c.Create(ctx, newLease("x"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, other := "0", created.UID+"-other"
+	for _, p := range []metav1.Preconditions{{ResourceVersion: &stale}, {UID: &other}} {
+		if err := c.Delete(ctx, "x", metav1.DeleteOptions{Preconditions: &p}); !apierrors.IsConflict(err) {
+			t.Fatalf("delete with precondition %+v: %v, want 409", p, err)
+		}
+	}
+	if err := c.Delete(ctx, "x", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &created.ResourceVersion, UID: &created.UID}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(ctx, "x", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("get after the delete: %v, want 404", err)
+	}
+}

@@ -9,13 +9,19 @@ import (
 // campaign: who holds a bucket is always decided by client-go's election on its Lease.
 //
 //   - Fair share. Every RetryPeriod a replica lists the Leases and counts the live replicas:
-//     itself, every holder whose Lease records it has seen change within LeaseDuration, and
-//     every replica named in a hand-over request on such a Lease. It does not acquire a bucket
+//     itself, every holder whose Lease records it has seen change within LeaseDuration,
+//     every replica named in a hand-over request on such a Lease, and every replica whose
+//     member Lease it has seen change within LeaseDuration. It does not acquire a bucket
 //     while it holds ⌈Buckets/live⌉ or more, nor one another replica asked for, unless the
 //     bucket's Lease has stayed unchanged for Grace since it first refused (Restraint).
-//   - Hand-over requests. A replica holding at least two buckets fewer than the busiest live
-//     replica names itself in an annotation on one of that replica's Leases (Census.Ask); the
-//     holder hands the bucket over, and the others leave it to the requester for Grace.
+//   - Members. Each replica announces itself with a member Lease, which it renews every
+//     RetryPeriod and deletes when it leaves, and waits one RetryPeriod after announcing
+//     before it campaigns: replicas that start together count each other before any of them
+//     acquires, so that none takes more than its share to hand it on.
+//   - Hand-over requests. While every bucket is held, a replica holding at least two buckets
+//     fewer than the busiest live replica names itself in an annotation on one of that
+//     replica's Leases (Census.Ask); the holder hands the bucket over, and the others leave it
+//     to the requester for Grace. While a bucket is free, it acquires that one instead.
 
 // LeaseSeen is what the Census reads of one Lease of a list.
 type LeaseSeen struct {
@@ -23,6 +29,10 @@ type LeaseSeen struct {
 	Holder    string    // spec.holderIdentity; "" when free or released
 	Renew     time.Time // spec.renewTime as the holder wrote it: compared, never read as time
 	Requester string    // the replica named in the Lease's hand-over request, or ""
+	// Member marks a replica's member Lease, which names it as Holder and which it renews
+	// every RetryPeriod from its start until it leaves: a replica that holds no bucket yet is
+	// live too. It holds no bucket.
+	Member bool
 }
 
 // Census is one replica's count of the live replicas, from the Leases it lists, and its
@@ -40,7 +50,17 @@ type Census struct {
 	byHolder map[string][]string // Leases without a request, by live holder other than self, in list order
 	mine     int
 	deficit  int
+	departed []string // member Leases of replicas gone for memberExpiry LeaseDurations
 }
+
+// memberExpiry is how many LeaseDurations a member Lease stays unchanged, as this replica saw
+// it, before it counts as left behind by a replica that crashed, to be deleted (Departed).
+const memberExpiry = 2
+
+// Departed returns the member Leases of the last Look that have stayed unchanged for two
+// LeaseDurations since this replica first saw them: their replicas crashed, and nobody else
+// removes them. A replica that only lost touch creates its member Lease again.
+func (c *Census) Departed() []string { return c.departed }
 
 // leaseView is what the census last saw of one Lease.
 type leaseView struct {
@@ -63,6 +83,7 @@ func (c *Census) Look(now time.Time, leases []LeaseSeen) (share int) {
 	c.counts = map[string]int{c.self: 0}
 	c.byHolder = make(map[string][]string)
 	c.mine = 0
+	c.departed = nil
 	for _, l := range leases {
 		view := leaseView{holder: l.Holder, renew: l.Renew, changedAt: now}
 		if old, ok := c.views[l.Name]; ok && old.holder == l.Holder && old.renew.Equal(l.Renew) {
@@ -70,6 +91,15 @@ func (c *Census) Look(now time.Time, leases []LeaseSeen) (share int) {
 		}
 		c.views[l.Name] = view
 		fresh := now.Sub(view.changedAt) < c.leaseDuration
+		if l.Member {
+			if fresh && l.Holder != "" {
+				c.counts[l.Holder] += 0 // a replica that announces itself is live
+			}
+			if now.Sub(view.changedAt) >= memberExpiry*c.leaseDuration {
+				c.departed = append(c.departed, l.Name)
+			}
+			continue
+		}
 		if l.Requester != "" && fresh {
 			c.counts[l.Requester] += 0 // a replica asking for a bucket, or handed one, is live
 		}
@@ -90,6 +120,13 @@ func (c *Census) Look(now time.Time, leases []LeaseSeen) (share int) {
 		}
 	}
 	c.deficit = share - c.mine - len(c.asked)
+	held := 0
+	for _, n := range c.counts {
+		held += n
+	}
+	if held < c.buckets {
+		c.deficit = 0 // a bucket is free: acquire it rather than take one from another replica
+	}
 	return share
 }
 

@@ -78,13 +78,13 @@ func renewedBy(stale, fresh time.Duration, holders ...string) []LeaseSeen {
 }
 
 func TestCensusLiveness(t *testing.T) {
-	withRequest := leases(0, "b", "b", "b", "b", "", "")
-	withRequest[4].Requester = "d" // d asked for a released bucket: it is live
+	withRequest := leases(0, "b", "b", "b", "b", "b", "b")
+	withRequest[4].Requester = "d" // d asked b for a bucket: it is live
 	runCensus(t, []censusStep{
-		// a, b and d: a share of 2. b has 4 ≥ 0+2: a asks b for l0 and l1.
+		// a, b and d: a share of 2. b has 6 ≥ 0+2, then 5: a asks b for l0 and l1.
 		{at: 0, leases: withRequest, share: 2, asks: []string{"l0", "l1"}, conflicts: []string{"l0"}},
 		// l0 met a conflict: not asked. The requester of l4 is still counted (the Lease has
-		// not changed for LeaseDuration), b still holds 4 ≥ 0+1+2: l0 again.
+		// not changed for LeaseDuration), b still holds 6 ≥ 0+1+2: l0 again.
 		{at: 250 * ms, leases: withRequest, share: 2, asks: []string{"l0"}},
 	})
 }
@@ -131,5 +131,63 @@ func TestCensusGrantedRequest(t *testing.T) {
 		{at: 0, leases: leases(0, "a", "b", "b", "b", "b", "c"), share: 2, asks: []string{"l1"}},
 		// b granted l1 but took l0: a holds 1 again, and asks b (4 ≥ 1+0+2) once more.
 		{at: 500 * ms, leases: leases(500*ms, "b", "a", "b", "b", "b", "c"), share: 2, asks: []string{"l0"}},
+	})
+}
+
+// members returns the member Leases of replicas, renewed at renew.
+func members(renew time.Duration, replicas ...string) []LeaseSeen {
+	out := make([]LeaseSeen, len(replicas))
+	for i, r := range replicas {
+		out[i] = LeaseSeen{Name: "m-" + r, Holder: r, Renew: t0.Add(renew), Member: true}
+	}
+	return out
+}
+
+// TestCensusMembers: a replica that announces itself with a member Lease is live while the
+// Lease changes, whether it holds buckets or not; a member Lease holds no bucket; one left
+// unchanged for two LeaseDurations is reported departed, and one emptied counts nobody.
+func TestCensusMembers(t *testing.T) {
+	c := NewCensus("a", 6, 2*time.Second)
+	steps := []struct {
+		at       time.Duration
+		leases   []LeaseSeen
+		share    int
+		departed []string
+	}{
+		// A joint start: nothing held, three members: a share of 2 each.
+		{0, members(0, "a", "b", "c"), 2, nil},
+		// b holds 5 buckets and announces itself: counted once; its member Lease holds none.
+		{250 * ms, append(leases(250*ms, "b", "b", "b", "b", "b", "c"), members(250*ms, "a", "b")...), 2, nil},
+		// c stops renewing its member Lease (and holds nothing): live until LeaseDuration has
+		// passed since a saw it change.
+		{1999 * ms, append(members(1999*ms, "a", "b"), members(0, "c")...), 2, nil},
+		{2000 * ms, append(members(2000*ms, "a", "b"), members(0, "c")...), 3, nil},
+		// Two LeaseDurations unchanged: departed, to be deleted.
+		{3999 * ms, append(members(3999*ms, "a", "b"), members(0, "c")...), 3, nil},
+		{4000 * ms, append(members(4000*ms, "a", "b"), members(0, "c")...), 3, []string{"m-c"}},
+		// b empties its member Lease as it leaves: nobody is counted for it.
+		{4250 * ms, append(members(4250*ms, "a"), LeaseSeen{Name: "m-b", Renew: t0.Add(4250 * ms), Member: true}), 6, nil},
+	}
+	for i, s := range steps {
+		if got := c.Look(t0.Add(s.at), s.leases); got != s.share {
+			t.Errorf("step %d: got share %d, want %d", i, got, s.share)
+		}
+		if got := c.Departed(); !slices.Equal(got, s.departed) {
+			t.Errorf("step %d: got departed %v, want %v", i, got, s.departed)
+		}
+	}
+}
+
+// TestCensusAsksOnlyWhenAllHeld: a replica short of its share takes a free bucket rather
+// than ask another replica for one, as replicas starting together would (each asking for the
+// buckets the quickest took while others were still free).
+func TestCensusAsksOnlyWhenAllHeld(t *testing.T) {
+	runCensus(t, []censusStep{
+		// a and b: a share of 3; b holds 5, one is free: a acquires that one, and asks nothing.
+		{at: 0, leases: leases(0, "b", "b", "b", "b", "b", ""), share: 3},
+		// A bucket not yet created is free too.
+		{at: 250 * ms, leases: leases(250*ms, "b", "b", "b", "b", "b"), share: 3},
+		// Every bucket held: a asks b for two (5 ≥ 1+0+2, 4 ≥ 1+1+2).
+		{at: 500 * ms, leases: leases(500*ms, "b", "b", "b", "b", "b", "a"), share: 3, asks: []string{"l0", "l1"}},
 	})
 }
