@@ -77,9 +77,7 @@ type State[T comparable] struct {
 
 	// The items in processing that were added again since they were handed out (see
 	// Superseded), kept once TrackSuperseded is called, for a shell that publishes them.
-	tracking   bool
-	superseded map[T]struct{}
-	changed    bool // superseded changed since SupersededSet last returned it
+	superseded SupersededSet[T]
 
 	// The instants of adds and starts, kept for the metrics once TrackInstants is called: what
 	// client-go's metrics keep in maps of their own. The built-in FIFO keeps each stored item's
@@ -150,7 +148,7 @@ func (s *State[T]) AddAt(item T, at time.Time) bool {
 		}
 		f.again, f.readded = true, s.rel(at)
 		s.processing[item] = f
-		s.supersede(item)
+		s.superseded.Add(item)
 		return true
 	}
 	if !s.custom {
@@ -257,7 +255,7 @@ func (s *State[T]) TakeNext(upTo uint64) (item T, ok bool) {
 			delete(s.addedBy, r.item)
 		}
 		if f.again {
-			s.supersede(r.item)
+			s.superseded.Add(r.item)
 		}
 	} else {
 		s.taken++
@@ -288,10 +286,7 @@ func (s *State[T]) DoneAt(item T) (started time.Time, ok bool) {
 		s.requeue(item, s.abs(f.readded))
 	}
 	delete(s.processing, item)
-	if (f.again || f.held) && s.tracking {
-		delete(s.superseded, item)
-		s.changed = true
-	}
+	s.superseded.Remove(item)
 	if s.grouped != nil {
 		s.grouped.Finished(item) // after requeue, which puts the item back into its own group
 	}

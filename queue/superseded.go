@@ -1,7 +1,5 @@
 package queue
 
-import "maps"
-
 // Superseded reports whether item is being processed and was added again since it was handed
 // out: it is due to be handed out again after its Done, or an add of it waits out a debounce
 // window (see [State.Hold]). It is false for an item not in processing.
@@ -21,7 +19,7 @@ func (s *State[T]) Hold(item T) bool {
 		f.held = true
 		s.processing[item] = f
 		if !f.again {
-			s.supersede(item)
+			s.superseded.Add(item)
 		}
 	}
 	return true
@@ -35,9 +33,8 @@ func (s *State[T]) Unhold() {
 		if f.held {
 			f.held = false
 			s.processing[item] = f
-			if !f.again && s.tracking {
-				delete(s.superseded, item)
-				s.changed = true
+			if !f.again {
+				s.superseded.Remove(item)
 			}
 		}
 	}
@@ -46,31 +43,15 @@ func (s *State[T]) Unhold() {
 // TrackSuperseded makes the state keep the set of superseded items (see SupersededSet), from
 // the items in processing now.
 func (s *State[T]) TrackSuperseded() {
-	if s.tracking {
-		return
-	}
-	s.tracking, s.superseded, s.changed = true, make(map[T]struct{}), true
-	for item, f := range s.processing {
-		if f.again || f.held {
-			s.superseded[item] = struct{}{}
+	s.superseded.Track(func(yield func(T) bool) {
+		for item, f := range s.processing {
+			if (f.again || f.held) && !yield(item) {
+				return
+			}
 		}
-	}
+	})
 }
 
 // SupersededSet returns a copy of the set of superseded items, and true, if it changed since the
 // last call; nil and false otherwise. It needs TrackSuperseded.
-func (s *State[T]) SupersededSet() (map[T]struct{}, bool) {
-	if !s.changed {
-		return nil, false
-	}
-	s.changed = false
-	return maps.Clone(s.superseded), true
-}
-
-// supersede adds item, in processing, to the superseded items, when they are kept.
-func (s *State[T]) supersede(item T) {
-	if s.tracking {
-		s.superseded[item] = struct{}{}
-		s.changed = true
-	}
-}
+func (s *State[T]) SupersededSet() (map[T]struct{}, bool) { return s.superseded.Take() }

@@ -1,7 +1,6 @@
 package priority
 
 import (
-	"maps"
 	"time"
 
 	"github.com/actorqueue/workqueue/delay"
@@ -70,7 +69,7 @@ func (s *State[T]) unbounce(e *entry[T]) {
 // heldBack records that item, if handed out, is superseded by an entry that waits out a window.
 func (s *State[T]) heldBack(item T) {
 	if _, handedOut := s.locked[item]; handedOut {
-		s.supersede(item)
+		s.superseded.Add(item)
 	}
 }
 
@@ -88,33 +87,15 @@ func (s *State[T]) Superseded(item T) bool {
 // TrackSuperseded makes the state keep the set of superseded items (see SupersededSet), from
 // the items handed out now.
 func (s *State[T]) TrackSuperseded() {
-	if s.tracking {
-		return
-	}
-	s.tracking, s.superseded, s.changed = true, make(map[T]struct{}), true
-	for item := range s.locked {
-		if s.Superseded(item) {
-			s.superseded[item] = struct{}{}
+	s.superseded.Track(func(yield func(T) bool) {
+		for item := range s.locked {
+			if s.Superseded(item) && !yield(item) {
+				return
+			}
 		}
-	}
+	})
 }
 
 // SupersededSet returns a copy of the set of superseded items, and true, if it changed since the
 // last call; nil and false otherwise. It needs TrackSuperseded.
-func (s *State[T]) SupersededSet() (map[T]struct{}, bool) {
-	if !s.changed {
-		return nil, false
-	}
-	s.changed = false
-	return maps.Clone(s.superseded), true
-}
-
-// supersede adds item, handed out, to the superseded items, when they are kept.
-func (s *State[T]) supersede(item T) {
-	if s.tracking {
-		if _, ok := s.superseded[item]; !ok {
-			s.superseded[item] = struct{}{}
-			s.changed = true
-		}
-	}
-}
+func (s *State[T]) SupersededSet() (map[T]struct{}, bool) { return s.superseded.Take() }

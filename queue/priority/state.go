@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/actorqueue/workqueue/delay"
+	"github.com/actorqueue/workqueue/queue"
 )
 
 // entry is an item that is ready or waiting.
@@ -57,9 +58,7 @@ type State[T comparable] struct {
 
 	// The items handed out whose entry is ready or waits out a debounce window (see
 	// Superseded), kept once TrackSuperseded is called, for a shell that publishes them.
-	tracking   bool
-	superseded map[T]struct{}
-	changed    bool // superseded changed since SupersededSet last returned it
+	superseded queue.SupersededSet[T]
 }
 
 // New returns an empty priority queue state.
@@ -170,7 +169,7 @@ func (s *State[T]) makeReady(e *entry[T]) {
 	if _, handedOut := s.locked[e.item]; handedOut {
 		e.pos = -1
 		s.blocked[e.item] = e
-		s.supersede(e.item)
+		s.superseded.Add(e.item)
 		return
 	}
 	s.push(e)
@@ -248,12 +247,7 @@ func (s *State[T]) Done(item T) bool {
 		return false
 	}
 	delete(s.locked, item)
-	if s.tracking {
-		if _, ok := s.superseded[item]; ok {
-			delete(s.superseded, item)
-			s.changed = true
-		}
-	}
+	s.superseded.Remove(item)
 	if s.fair != nil {
 		s.fair.done(item)
 	}
