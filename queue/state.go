@@ -286,7 +286,9 @@ func (s *State[T]) DoneAt(item T) (started time.Time, ok bool) {
 		s.requeue(item, s.abs(f.readded))
 	}
 	delete(s.processing, item)
-	s.superseded.Remove(item)
+	if f.again || f.held { // only then can it be in the set: no lookup on every Done
+		s.superseded.Remove(item)
+	}
 	if s.grouped != nil {
 		s.grouped.Finished(item) // after requeue, which puts the item back into its own group
 	}
