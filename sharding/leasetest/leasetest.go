@@ -79,9 +79,9 @@ func NewServer(opts ...Option) *Server {
 	return s
 }
 
-// Clientset returns a fake clientset whose Lease requests (get, list, create, update, delete) reach s,
-// and fail with 503 Service Unavailable while cut, if not nil, is set. Requests for other
-// resources go to the clientset's own object tracker.
+// Clientset returns a fake clientset whose Lease requests (get, list, create, update, delete)
+// reach s, and fail with 503 Service Unavailable while cut, if not nil, is set. Requests for
+// other resources go to the clientset's own object tracker.
 func (s *Server) Clientset(cut *atomic.Bool) *fake.Clientset {
 	cs := fake.NewClientset()
 	cs.PrependReactor("*", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
